@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { mergeChoices, overlayChoices, readConfigFile, type Choices } from '../core/choices.js';
+import { UsageError } from '../core/errors.js';
+import { generateProject, type GeneratedProject } from '../core/generate-project.js';
+import type { ModuleRegistry } from '../core/registry.js';
+import { CURRENT_RELEASE } from '../core/releases.js';
+import { checkTarget, writeTree } from '../core/write-tree.js';
+import { choicesFromFlags, type GenerateFlags } from './flags.js';
+import { askForChoices } from './prompts.js';
+import type { Reporter } from './reporter.js';
+import { commitToGit, installAndMigrate } from './project-steps.js';
+
+export function isInteractive(flags: GenerateFlags): boolean {
+  return Boolean(process.stdin.isTTY) && !process.env.CI && !flags.yes && !flags.json;
+}
+
+const PROJECT_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+function projectNameOf(directory: string): string {
+  const name = path.basename(path.resolve(directory)).toLowerCase();
+  if (!PROJECT_NAME.test(name)) {
+    throw new UsageError(
+      `'${path.basename(directory)}' cannot be an npm package name. Use lowercase letters, digits, '-', '.' or '_', starting with a letter or digit.`,
+    );
+  }
+  return name;
+}
+
+/** Database URL for the development .env: the caller's DATABASE_URL when it fits the chosen database. */
+function envOverrides(choices: Choices): Record<string, string> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return {};
+  const fits =
+    (choices.db === 'postgresql' && /^postgres(ql)?:\/\//.test(url)) ||
+    (choices.db === 'mysql' && /^(mysql|mariadb):\/\//.test(url));
+  return fits ? { DATABASE_URL: url } : {};
+}
+
+function summary(directory: string, project: GeneratedProject, dryRun: boolean, choices: Choices) {
+  return {
+    directory: path.resolve(directory),
+    dryRun,
+    templateVersion: choices.templateVersion,
+    database: choices.db,
+    modules: project.modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
+    files: project.tree.entries().map(([file, content]) => ({ path: file, bytes: Buffer.byteLength(content) })),
+    installed: !dryRun && choices.install,
+    nextSteps: project.nextSteps,
+  };
+}
+
+export async function runGenerate(
+  directoryArg: string | undefined,
+  flags: GenerateFlags,
+  registry: ModuleRegistry,
+  reporter: Reporter,
+): Promise<void> {
+  const fromConfig = flags.config ? readConfigFile(flags.config) : {};
+  const fromFlags = choicesFromFlags(flags);
+  const known = overlayChoices(fromConfig, fromFlags);
+  let directory = directoryArg;
+  let answers = {};
+  if (isInteractive(flags)) {
+    if (directory) checkTarget(directory, Boolean(flags.force));
+    const asked = await askForChoices(registry, { ...known, directory, templateVersion: known.templateVersion ?? CURRENT_RELEASE });
+    directory ??= asked.directory;
+    answers = asked;
+  }
+  if (!directory) {
+    throw new UsageError('Missing the project directory: create-gatekit <directory> [options]. Example: create-gatekit my-app --yes');
+  }
+  const choices = mergeChoices(fromConfig, fromFlags, answers);
+  const projectName = projectNameOf(directory);
+  if (!flags.dryRun) checkTarget(directory, Boolean(flags.force));
+
+  const project = generateProject({ projectName, choices, registry, envOverrides: envOverrides(choices) });
+
+  if (flags.dryRun) {
+    if (flags.json) {
+      reporter.json(summary(directory, project, true, choices));
+    } else {
+      reporter.result(`Dry run: would write ${project.tree.size} files (${project.tree.totalBytes()} bytes) to ${path.resolve(directory)}:`);
+      for (const [file, content] of project.tree.entries()) reporter.result(`  ${file} (${Buffer.byteLength(content)} B)`);
+      reporter.result('Nothing was written.');
+    }
+    return;
+  }
+
+  writeTree(directory, project.tree);
+  reporter.info(`✔ Wrote ${project.tree.size} files to ${path.resolve(directory)}`);
+  if (choices.install) await installAndMigrate(reporter, directory, choices);
+  if (choices.git) await commitToGit(reporter, directory);
+
+  if (flags.json) {
+    reporter.json(summary(directory, project, false, choices));
+  }
+  reporter.info('');
+  reporter.info('Next steps:');
+  for (const step of project.nextSteps) reporter.info(`  ${step}`);
+}

@@ -1,0 +1,48 @@
+import type { ModuleRegistry } from '../core/registry.js';
+import { compareTags, CURRENT_RELEASE, isAvailableAt, RELEASES } from '../core/releases.js';
+import { CATEGORIES } from '../core/manifest.js';
+import { UsageError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
+import type { Reporter } from './reporter.js';
+
+export interface ListFlags {
+  json?: boolean;
+  templateVersion?: string;
+}
+
+/** Every selectable module (not the always-present base) with its category and tag. */
+export function listModules(registry: ModuleRegistry, templateVersion: string = CURRENT_RELEASE) {
+  if (!(RELEASES as readonly string[]).includes(templateVersion)) {
+    throw new UsageError(`Unknown --template-version '${templateVersion}'. ${didYouMean(templateVersion, RELEASES)}Valid releases: ${RELEASES.join(', ')}.`);
+  }
+  return [...registry.modules.values()]
+    .filter(({ manifest }) => manifest.category !== 'base' && isAvailableAt(manifest.tag, templateVersion))
+    .sort(
+      (a, b) =>
+        CATEGORIES.indexOf(a.manifest.category) - CATEGORIES.indexOf(b.manifest.category) ||
+        compareTags(a.manifest.tag, b.manifest.tag) ||
+        a.manifest.id.localeCompare(b.manifest.id),
+    )
+    .map(({ manifest, source }) => ({
+      id: manifest.id,
+      category: manifest.category,
+      tag: manifest.tag,
+      name: manifest.name,
+      description: manifest.description,
+      source,
+    }));
+}
+
+export function runList(registry: ModuleRegistry, flags: ListFlags, reporter: Reporter): void {
+  const rows = listModules(registry, flags.templateVersion);
+  if (flags.json) {
+    reporter.json({ templateVersion: flags.templateVersion ?? CURRENT_RELEASE, modules: rows });
+    return;
+  }
+  const header = ['id', 'category', 'tag', 'what'];
+  const table = [header, ...rows.map((row) => [row.id, row.category, row.tag, row.description])];
+  const widths = header.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
+  for (const row of table) {
+    reporter.result(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
+  }
+}

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import type { Choices } from '../core/choices.js';
+import type { Reporter } from './reporter.js';
+import { runStep } from './run-step.js';
+
+function runScript(pm: Choices['pm'], script: string): string[] {
+  return pm === 'npm' || pm === 'bun' ? ['run', script] : [script];
+}
+
+/** Installs dependencies (which also generates the Prisma client) and applies the migrations. */
+export async function installAndMigrate(reporter: Reporter, directory: string, choices: Choices): Promise<void> {
+  const cwd = path.resolve(directory);
+  const where = `cd ${directory} && `;
+  reporter.info(`The project is written to ${cwd}; if a step below fails, it stays there and the step can be retried.`);
+  await runStep(reporter, {
+    step: 'install',
+    label: `Installing dependencies (${choices.pm} install)`,
+    command: choices.pm,
+    args: ['install'],
+    cwd,
+    retry: `${where}${choices.pm} install && ${choices.pm} ${runScript(choices.pm, 'db:migrate').join(' ')}`,
+  });
+  await runStep(reporter, {
+    step: 'database',
+    label: 'Applying database migrations (db:migrate)',
+    command: choices.pm,
+    args: runScript(choices.pm, 'db:migrate'),
+    cwd,
+    retry: `${where}${choices.pm} ${runScript(choices.pm, 'db:migrate').join(' ')}${choices.db === 'sqlite' ? '' : ' (check DATABASE_URL in .env and that the server is running)'}`,
+  });
+}
+
+function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv) {
+  return spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
+}
+
+/** git init and a first commit; a missing git or identity is a warning, never a failure. */
+export async function commitToGit(reporter: Reporter, directory: string): Promise<void> {
+  const cwd = path.resolve(directory);
+  if (git(cwd, ['--version']).status !== 0) {
+    reporter.warn('! git is not installed; skipped git init.');
+    return;
+  }
+  if (git(cwd, ['rev-parse', '--is-inside-work-tree']).stdout.trim() === 'true' && git(cwd, ['rev-parse', '--show-toplevel']).stdout.trim() !== cwd) {
+    reporter.warn('! The project is inside another git repository; skipped git init.');
+    return;
+  }
+  const hasIdentity = git(cwd, ['config', 'user.email']).stdout.trim() !== '';
+  const identity = hasIdentity
+    ? {}
+    : { GIT_AUTHOR_NAME: 'create-gatekit', GIT_AUTHOR_EMAIL: 'create-gatekit@localhost', GIT_COMMITTER_NAME: 'create-gatekit', GIT_COMMITTER_EMAIL: 'create-gatekit@localhost' };
+  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-q', '-m', 'Initial commit from create-gatekit']]) {
+    const result = git(cwd, args, identity);
+    if (result.status !== 0) {
+      reporter.warn(`! git ${args[0]} failed (${result.stderr.trim()}); the project is fine, commit it yourself.`);
+      return;
+    }
+  }
+  reporter.info('✔ Created a git repository with a first commit');
+}

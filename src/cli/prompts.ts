@@ -1,0 +1,67 @@
+import type { PartialChoices } from '../core/choices.js';
+import { UsageError } from '../core/errors.js';
+import { DATABASES, type LoadedModule } from '../core/manifest.js';
+import type { ModuleRegistry } from '../core/registry.js';
+import { isAvailableAt } from '../core/releases.js';
+
+export interface PromptAnswers extends PartialChoices {
+  directory?: string;
+}
+
+/** Asks, with @clack/prompts, only for what flags and the config file left open. */
+export async function askForChoices(
+  registry: ModuleRegistry,
+  known: PartialChoices & { directory?: string; templateVersion: string },
+): Promise<PromptAnswers> {
+  const prompts = await import('@clack/prompts');
+  const answers: PromptAnswers = {};
+  const check = <T>(value: T | symbol): Exclude<T, symbol> => {
+    if (prompts.isCancel(value)) {
+      prompts.cancel('Cancelled; nothing was written.');
+      throw new UsageError('Cancelled at a prompt; nothing was written.');
+    }
+    return value as Exclude<T, symbol>;
+  };
+  const available = (category: string): LoadedModule[] =>
+    [...registry.modules.values()].filter(
+      (module) => module.manifest.category === category && isAvailableAt(module.manifest.tag, known.templateVersion),
+    );
+  const options = (modules: LoadedModule[]) =>
+    modules.map(({ manifest }) => ({ value: manifest.id, label: manifest.name, hint: manifest.description }));
+
+  prompts.intro('create-gatekit');
+  if (!known.directory) {
+    answers.directory = check(
+      await prompts.text({
+        message: 'Where should the app go?',
+        placeholder: 'my-app',
+        validate: (value) => (value && value.trim() ? undefined : 'Give a directory name.'),
+      }),
+    ).trim();
+  }
+  if (!known.auth) {
+    answers.auth = check(
+      await prompts.multiselect({ message: 'Direct sign-in methods', options: options(available('direct')), initialValues: ['jwt'], required: false }),
+    );
+  }
+  const oauth = available('oauth');
+  if (!known.oauth && oauth.length > 0) {
+    answers.oauth = check(await prompts.multiselect({ message: 'OAuth providers', options: options(oauth), required: false }));
+  }
+  const hosted = available('hosted');
+  if (!known.hosted && hosted.length > 0) {
+    answers.hosted = check(await prompts.multiselect({ message: 'Hosted services', options: options(hosted), required: false }));
+  }
+  if (known.orgs === undefined && available('module').some((module) => module.manifest.id === 'orgs')) {
+    answers.orgs = check(await prompts.confirm({ message: 'Add organizations (workspaces, roles, invites)?', initialValue: true }));
+  }
+  if (!known.db) {
+    answers.db = check(
+      await prompts.select({ message: 'Database', options: DATABASES.map((db) => ({ value: db, label: db })), initialValue: 'sqlite' as const }),
+    );
+  }
+  if (known.install === undefined) {
+    answers.install = check(await prompts.confirm({ message: 'Install dependencies and prepare the database now?', initialValue: true }));
+  }
+  return answers;
+}

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { UsageError } from './errors.js';
+import { DATABASES, type Database } from './manifest.js';
+import { CURRENT_RELEASE } from './releases.js';
+
+export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const;
+export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+
+/** Everything a user decides about a new project. */
+export interface Choices {
+  auth: string[];
+  oauth: string[];
+  hosted: string[];
+  /** undefined: on when the organizations module is available at the template version. */
+  orgs: boolean | undefined;
+  db: Database;
+  templateVersion: string;
+  pm: PackageManager;
+  install: boolean;
+  git: boolean;
+}
+
+export type PartialChoices = Partial<Choices>;
+
+const idList = z.union([z.array(z.string()), z.string().transform((value) => splitIds(value))]);
+
+/** The --config file: the same choices as the flags. Unknown keys are an error, so typos are caught. */
+export const configFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  auth: idList.optional(),
+  oauth: idList.optional(),
+  hosted: idList.optional(),
+  orgs: z.boolean().optional(),
+  db: z.enum(DATABASES).optional(),
+  templateVersion: z.string().optional(),
+  pm: z.enum(PACKAGE_MANAGERS).optional(),
+  install: z.boolean().optional(),
+  git: z.boolean().optional(),
+});
+
+export function splitIds(value: string): string[] {
+  return value
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+}
+
+export function readConfigFile(file: string): PartialChoices {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read config file '${file}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`Config file '${file}' is not valid JSON: ${(error as Error).message}.`);
+  }
+  const parsed = configFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || 'keys'}: ${issue.message}`)
+      .join('; ');
+    throw new UsageError(
+      `Config file '${file}' is invalid (${problems}). Valid keys: ${Object.keys(configFileSchema.shape)
+        .filter((key) => key !== '$schema')
+        .join(', ')}.`,
+    );
+  }
+  const { $schema: _ignored, ...choices } = parsed.data;
+  return choices;
+}
+
+/** The package manager that launched us (npm_config_user_agent), else npm. */
+export function detectPackageManager(userAgent = process.env.npm_config_user_agent ?? ''): PackageManager {
+  const name = userAgent.split('/')[0];
+  return (PACKAGE_MANAGERS as readonly string[]).includes(name ?? '') ? (name as PackageManager) : 'npm';
+}
+
+export function defaultChoices(): Choices {
+  return {
+    auth: ['jwt'],
+    oauth: [],
+    hosted: [],
+    orgs: undefined,
+    db: 'sqlite',
+    templateVersion: CURRENT_RELEASE,
+    pm: detectPackageManager(),
+    install: true,
+    git: true,
+  };
+}
+
+/** Stacks layers of choices; a later layer wins wherever it sets a value. */
+export function overlayChoices(...layers: PartialChoices[]): PartialChoices {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (value !== undefined) merged[key] = value;
+    }
+  }
+  return merged as PartialChoices;
+}
+
+/** defaults < config file < flags < prompt answers. */
+export function mergeChoices(...layers: PartialChoices[]): Choices {
+  return { ...defaultChoices(), ...overlayChoices(...layers) };
+}

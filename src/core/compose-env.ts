@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, EnvVar, LoadedModule } from './manifest.js';
+
+export const SECRET_MARKER = '<secret>';
+
+export interface ComposedEnv {
+  example: string;
+  dev: string;
+  variables: { name: string; comment: string; example: string; module: string }[];
+}
+
+function exampleValue(variable: EnvVar, db: Database): string {
+  return typeof variable.example === 'string' ? variable.example : (variable.example[db] ?? '');
+}
+
+function devValue(variable: EnvVar, db: Database, overrides: Record<string, string>): string {
+  if (overrides[variable.name] !== undefined) return overrides[variable.name]!;
+  if (variable.dev === SECRET_MARKER) return randomBytes(48).toString('base64url');
+  return variable.dev ?? exampleValue(variable, db);
+}
+
+function quote(value: string): string {
+  return /^[\w./:@+-]*$/.test(value) ? value : JSON.stringify(value);
+}
+
+/**
+ * Builds .env.example (every variable the app reads, each with a comment) and the development .env
+ * (a fresh 384-bit JWT_SECRET, the database URL, the rest as in the example).
+ */
+export function composeEnv(modules: LoadedModule[], db: Database, overrides: Record<string, string> = {}): ComposedEnv {
+  const example: string[] = [];
+  const dev: string[] = ['# Development settings. Never commit this file; see .env.example for every variable.'];
+  const variables: ComposedEnv['variables'] = [];
+  for (const { manifest } of modules) {
+    if (manifest.env.length === 0) continue;
+    example.push(`# --- ${manifest.name} ---`);
+    dev.push('', `# --- ${manifest.name} ---`);
+    for (const variable of manifest.env) {
+      const value = exampleValue(variable, db);
+      example.push(`# ${variable.comment}`, `${variable.name}=${quote(value)}`);
+      dev.push(`${variable.name}=${quote(devValue(variable, db, overrides))}`);
+      variables.push({ name: variable.name, comment: variable.comment, example: value, module: manifest.id });
+    }
+    example.push('');
+  }
+  return { example: `${example.join('\n').trimEnd()}\n`, dev: `${dev.join('\n')}\n`, variables };
+}

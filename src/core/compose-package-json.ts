@@ -1,0 +1,29 @@
+import type { Database, LoadedModule } from './manifest.js';
+import { resolvePackageVersion } from './versions.js';
+
+function sortedVersions(specs: string[]): Record<string, string> {
+  const entries = specs.map(resolvePackageVersion).sort(([a], [b]) => a.localeCompare(b));
+  return Object.fromEntries(entries);
+}
+
+/** Merges every module's scripts and packages into the project's package.json. */
+export function composePackageJson(modules: LoadedModule[], projectName: string, db: Database): string {
+  const manifests = modules.map((module) => module.manifest);
+  const scripts = Object.assign({}, ...manifests.map((manifest) => manifest.scripts)) as Record<string, string>;
+  const dependencies = manifests.flatMap((manifest) => [
+    ...manifest.dependencies,
+    ...(manifest.databaseDependencies[db] ?? []),
+  ]);
+  const devDependencies = manifests.flatMap((manifest) => manifest.devDependencies);
+  const packageJson = {
+    name: projectName,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    engines: { node: '^20.19 || ^22.12 || >=24' },
+    scripts,
+    dependencies: sortedVersions([...new Set(dependencies)]),
+    devDependencies: sortedVersions([...new Set(devDependencies)]),
+  };
+  return `${JSON.stringify(packageJson, null, 2)}\n`;
+}

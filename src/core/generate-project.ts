@@ -1,0 +1,91 @@
+import type { Choices } from './choices.js';
+import { composeEnv } from './compose-env.js';
+import { composeMigrations } from './compose-migrations.js';
+import { composeOpenApi, listEndpoints } from './compose-openapi.js';
+import { composePackageJson } from './compose-package-json.js';
+import { composeSchema } from './compose-schema.js';
+import { FileTree } from './file-tree.js';
+import type { LoadedModule } from './manifest.js';
+import type { ModuleRegistry } from './registry.js';
+import { buildRenderContext } from './render-context.js';
+import { renderModule, renderModuleFile } from './render-module.js';
+import { reproduceCommand } from './reproduce-command.js';
+import { resolveSelection } from './resolve-selection.js';
+import { GENERATOR_VERSION } from './version.js';
+
+export interface GenerateInput {
+  projectName: string;
+  choices: Choices;
+  registry: ModuleRegistry;
+  /** Values for the development .env, e.g. DATABASE_URL taken from the environment. */
+  envOverrides?: Record<string, string>;
+  /** Fixed clock for reproducible output (migration names). */
+  now?: Date;
+}
+
+export interface GeneratedProject {
+  tree: FileTree;
+  modules: LoadedModule[];
+  nextSteps: string[];
+}
+
+/**
+ * Renders a whole project in memory: resolve the selection, render each module's files,
+ * then merge package.json, env files, schema, migrations, OpenAPI, README and gatekit.json.
+ */
+export function generateProject(input: GenerateInput): GeneratedProject {
+  const { projectName, choices } = input;
+  const modules = resolveSelection(choices, input.registry);
+  const context = buildRenderContext(modules, {
+    projectName,
+    db: choices.db,
+    generatorVersion: GENERATOR_VERSION,
+  });
+  const tree = new FileTree();
+  for (const module of modules) renderModule(module, context, tree);
+
+  const env = composeEnv(modules, choices.db, input.envOverrides);
+  const openapi = composeOpenApi(modules, projectName);
+  tree.add('package.json', composePackageJson(modules, projectName, choices.db), 'core');
+  tree.add('.env.example', env.example, 'core');
+  tree.add('.env', env.dev, 'core');
+  tree.add('prisma/schema.prisma', composeSchema(modules, context), 'core');
+  for (const [file, sql] of composeMigrations(modules, choices.db, input.now ?? new Date())) {
+    tree.add(file, sql, 'core');
+  }
+  tree.add('src/openapi.json', `${JSON.stringify(openapi, null, 2)}\n`, 'core');
+
+  const command = reproduceCommand(projectName, choices, modules);
+  const sections = modules
+    .filter((module) => module.manifest.readme && module.manifest.id !== 'base')
+    .map((module) => renderModuleFile(module, module.manifest.readme!, context).trim());
+  const base = modules.find((module) => module.manifest.id === 'base')!;
+  const readme = renderModuleFile(base, base.manifest.readme!, {
+    ...context,
+    env: env.variables,
+    endpoints: listEndpoints(openapi),
+    sections,
+    command,
+    pm: choices.pm,
+  });
+  tree.add('README.md', `${readme.trim()}\n`, 'core');
+
+  const metadata = {
+    generator: { name: 'create-gatekit', version: GENERATOR_VERSION },
+    templateVersion: choices.templateVersion,
+    database: choices.db,
+    packageManager: choices.pm,
+    modules: modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
+    command,
+  };
+  tree.add('gatekit.json', `${JSON.stringify(metadata, null, 2)}\n`, 'core');
+
+  const run = choices.pm === 'npm' ? 'npm run' : choices.pm;
+  const nextSteps = [
+    `cd ${projectName}`,
+    ...(choices.install ? [] : [`${choices.pm} install`, `${run} db:migrate`]),
+    ...modules.flatMap((module) => module.manifest.nextSteps),
+    `${run} dev`,
+  ];
+  return { tree, modules, nextSteps };
+}

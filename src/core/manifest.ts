@@ -1,0 +1,104 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { ManifestError } from './errors.js';
+import { isTag } from './releases.js';
+
+export const DATABASES = ['sqlite', 'postgresql', 'mysql'] as const;
+export type Database = (typeof DATABASES)[number];
+
+export const CATEGORIES = ['base', 'direct', 'oauth', 'hosted', 'module'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const MANIFEST_FILE = 'gatekit.module.json';
+
+const envVarSchema = z.object({
+  name: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'env var names are UPPER_SNAKE_CASE'),
+  comment: z.string().min(1),
+  /** Value shown in .env.example; an object gives one value per database. */
+  example: z.union([z.string(), z.partialRecord(z.enum(DATABASES), z.string())]).default(''),
+  /** Value written to the development .env; defaults to the example. "secret" generates 256 random bits. */
+  dev: z.union([z.string(), z.literal('<secret>')]).optional(),
+});
+
+const importRefSchema = z.object({
+  import: z.string().startsWith('./'),
+  name: z.string().regex(/^[A-Za-z_$][\w$]*$/),
+});
+
+export const manifestSchema = z.object({
+  id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'ids are lowercase words joined by hyphens'),
+  name: z.string().min(1),
+  category: z.enum(CATEGORIES),
+  tag: z.string().refine(isTag, 'a tag is X.Y, the release that first offered the module'),
+  description: z.string().min(1),
+  requires: z.array(z.string()).default([]),
+  /** npm packages the generated code imports; versions come from the version table unless given as name@range. */
+  dependencies: z.array(z.string()).default([]),
+  devDependencies: z.array(z.string()).default([]),
+  /** Per-database extra packages, e.g. the driver adapter. */
+  databaseDependencies: z.partialRecord(z.enum(DATABASES), z.array(z.string())).default({}),
+  scripts: z.record(z.string(), z.string()).default({}),
+  env: z.array(envVarSchema).default([]),
+  /** Prisma schema fragment (models of this module), relative to the module folder. */
+  schema: z.string().optional(),
+  /** Back-relation fields this module's models need on User, e.g. "passwordCredential PasswordCredential?". */
+  userRelations: z.array(z.string()).default([]),
+  /** Folder with one <database>.sql migration per supported database. */
+  migrations: z.string().optional(),
+  openapi: z.string().optional(),
+  readme: z.string().optional(),
+  /** Route factories mounted by createApp, in order: (ctx) => Router. */
+  routers: z.array(importRefSchema).default([]),
+  /** Zod object shapes merged into the app's config schema. */
+  config: z.array(importRefSchema).default([]),
+  /** Entries for GET /api/auth/providers. */
+  providers: z
+    .object({
+      methods: z.array(z.string()).default([]),
+      oauth: z.array(z.object({ id: z.string(), name: z.string(), clientIdEnv: z.string() })).default([]),
+      hosted: z.array(z.string()).default([]),
+    })
+    .default({ methods: [], oauth: [], hosted: [] }),
+  /** Templates rendered into the project. files/ always, files.<database>/ only for that database. */
+  files: z.string().default('files'),
+  nextSteps: z.array(z.string()).default([]),
+});
+
+export type ModuleManifest = z.infer<typeof manifestSchema>;
+export type EnvVar = z.infer<typeof envVarSchema>;
+export type ImportRef = z.infer<typeof importRefSchema>;
+
+export interface LoadedModule {
+  manifest: ModuleManifest;
+  /** Absolute folder of the module. */
+  dir: string;
+  /** Where the module came from: "built-in" or the pack path. */
+  source: string;
+}
+
+function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+}
+
+/** Reads and validates one module folder. Every referenced file must exist. */
+export function loadModule(dir: string, source: string): LoadedModule {
+  const file = path.join(dir, MANIFEST_FILE);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ManifestError(`Cannot read module manifest ${file}: ${(error as Error).message}`);
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ManifestError(`Invalid module manifest ${file}: ${formatIssues(parsed.error)}`);
+  }
+  const manifest = parsed.data;
+  for (const relative of [manifest.schema, manifest.openapi, manifest.readme, manifest.migrations]) {
+    if (relative && !existsSync(path.join(dir, relative))) {
+      throw new ManifestError(`Module '${manifest.id}' (${file}) names '${relative}', which does not exist.`);
+    }
+  }
+  return { manifest, dir, source };
+}

@@ -1,0 +1,55 @@
+import { readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ManifestError } from './errors.js';
+import { loadModule, MANIFEST_FILE, type LoadedModule } from './manifest.js';
+
+
+function findTemplatesDir(): string {
+  // src/core/registry.ts -> ../../templates ; dist/cli.js -> ../templates
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.resolve(here, '..', '..', 'templates'), path.resolve(here, '..', 'templates')]) {
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`Cannot find the templates folder near ${here}`);
+}
+
+export interface ModuleRegistry {
+  modules: Map<string, LoadedModule>;
+}
+
+/** Loads every module folder (one with a gatekit.module.json) directly under a pack directory. */
+export function loadPackModules(packDir: string, source: string): LoadedModule[] {
+  return readdirSync(packDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(packDir, entry.name, MANIFEST_FILE)))
+    .map((entry) => loadModule(path.join(packDir, entry.name), source));
+}
+
+export function createRegistry(modules: LoadedModule[]): ModuleRegistry {
+  const map = new Map<string, LoadedModule>();
+  for (const module of modules) {
+    const existing = map.get(module.manifest.id);
+    if (existing) {
+      throw new ManifestError(
+        `Module id '${module.manifest.id}' is declared twice: in ${existing.dir} and in ${module.dir}.`,
+      );
+    }
+    map.set(module.manifest.id, module);
+  }
+  for (const module of modules) {
+    for (const required of module.manifest.requires) {
+      if (!map.has(required)) {
+        throw new ManifestError(`Module '${module.manifest.id}' requires '${required}', which no loaded pack provides.`);
+      }
+    }
+  }
+  return { modules: map };
+}
+
+let builtin: LoadedModule[] | undefined;
+
+/** The modules Gatekit ships, written in the same pack format teams use. */
+export function loadBuiltinModules(): LoadedModule[] {
+  builtin ??= loadPackModules(findTemplatesDir(), 'built-in');
+  return builtin;
+}

@@ -1,0 +1,39 @@
+import type { Database, ImportRef, LoadedModule } from './manifest.js';
+
+/** What every template sees. Kept small on purpose: templates are mostly plain code. */
+export interface RenderContext {
+  projectName: string;
+  db: Database;
+  /** Selected module ids, for the rare template that must know: {{#if modules.jwt}}. */
+  modules: Record<string, boolean>;
+  routers: ImportRef[];
+  configs: ImportRef[];
+  providers: {
+    methods: string[];
+    oauth: { id: string; name: string; clientIdEnv: string }[];
+    hosted: string[];
+  };
+  userRelations: string[];
+  generatorVersion: string;
+}
+
+export function buildRenderContext(
+  modules: LoadedModule[],
+  options: { projectName: string; db: Database; generatorVersion: string },
+): RenderContext {
+  const manifests = modules.map((module) => module.manifest);
+  return {
+    projectName: options.projectName,
+    db: options.db,
+    modules: Object.fromEntries(manifests.map((manifest) => [manifest.id, true])),
+    routers: manifests.flatMap((manifest) => manifest.routers),
+    configs: manifests.flatMap((manifest) => manifest.config),
+    providers: {
+      methods: manifests.flatMap((manifest) => manifest.providers.methods),
+      oauth: manifests.flatMap((manifest) => manifest.providers.oauth),
+      hosted: manifests.flatMap((manifest) => manifest.providers.hosted),
+    },
+    userRelations: manifests.flatMap((manifest) => manifest.userRelations),
+    generatorVersion: options.generatorVersion,
+  };
+}

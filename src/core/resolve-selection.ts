@@ -1,0 +1,118 @@
+import type { Choices } from './choices.js';
+import { UsageError } from './errors.js';
+import type { Category, LoadedModule } from './manifest.js';
+import type { ModuleRegistry } from './registry.js';
+import { CATEGORIES } from './manifest.js';
+import { isAvailableAt, RELEASES } from './releases.js';
+import { didYouMean } from './suggest.js';
+
+export const BASE_MODULE_ID = 'base';
+export const ORGS_MODULE_ID = 'orgs';
+
+const FLAG_OF_CATEGORY: Record<Exclude<Category, 'base'>, string> = {
+  direct: '--auth',
+  oauth: '--oauth',
+  hosted: '--hosted',
+  module: '--orgs',
+};
+
+function modulesOf(registry: ModuleRegistry, category: Category): LoadedModule[] {
+  return [...registry.modules.values()].filter((module) => module.manifest.category === category);
+}
+
+function checkTemplateVersion(templateVersion: string): void {
+  if (!(RELEASES as readonly string[]).includes(templateVersion)) {
+    throw new UsageError(
+      `Unknown --template-version '${templateVersion}'. ${didYouMean(templateVersion, RELEASES)}Valid releases: ${RELEASES.join(', ')}.`,
+    );
+  }
+}
+
+function pick(
+  registry: ModuleRegistry,
+  category: Exclude<Category, 'base'>,
+  ids: string[],
+  templateVersion: string,
+): LoadedModule[] {
+  const flag = FLAG_OF_CATEGORY[category];
+  const candidates = modulesOf(registry, category);
+  const validIds = candidates.map((module) => module.manifest.id);
+  if (category === 'oauth' && ids.length === 1 && ids[0] === 'none') return [];
+  if (category === 'oauth' && ids.length === 1 && ids[0] === 'all') {
+    return candidates.filter((module) => isAvailableAt(module.manifest.tag, templateVersion));
+  }
+  return ids.map((id) => {
+    const module = registry.modules.get(id);
+    if (!module || module.manifest.category !== category) {
+      const valid = validIds.length > 0 ? validIds.join(', ') : 'none yet';
+      const extra = category === 'oauth' ? ', all, none' : '';
+      throw new UsageError(`Unknown ${flag} id '${id}'. ${didYouMean(id, validIds)}Valid ids: ${valid}${extra}.`);
+    }
+    if (!isAvailableAt(module.manifest.tag, templateVersion)) {
+      throw new UsageError(
+        `'${id}' first shipped in release ${module.manifest.tag}, but --template-version ${templateVersion} offers only modules tagged ${templateVersion} or older. Use --template-version ${module.manifest.tag} or newer.`,
+      );
+    }
+    return module;
+  });
+}
+
+function pickOrgs(registry: ModuleRegistry, orgs: boolean | undefined, templateVersion: string): LoadedModule[] {
+  if (orgs === false) return [];
+  const module = registry.modules.get(ORGS_MODULE_ID);
+  const available = module !== undefined && isAvailableAt(module.manifest.tag, templateVersion);
+  if (available) return [module];
+  if (orgs === undefined) return [];
+  throw new UsageError(
+    module
+      ? `--orgs needs the organizations module, first shipped in release ${module.manifest.tag}; --template-version ${templateVersion} does not offer it. Use --no-orgs or a newer --template-version.`
+      : '--orgs: the organizations module is not available in this generator. Use --no-orgs.',
+  );
+}
+
+/**
+ * Turns the user's choices into the ordered list of modules to render:
+ * base first, then every module after the modules it requires.
+ */
+export function resolveSelection(choices: Choices, registry: ModuleRegistry): LoadedModule[] {
+  checkTemplateVersion(choices.templateVersion);
+  const requested = [
+    ...pick(registry, 'direct', choices.auth, choices.templateVersion),
+    ...pick(registry, 'oauth', choices.oauth, choices.templateVersion),
+    ...pick(registry, 'hosted', choices.hosted, choices.templateVersion),
+  ];
+  if (requested.length === 0) {
+    throw new UsageError(
+      'Choose at least one way to sign in: --auth jwt,magic-link, --oauth <providers> or --hosted <services>.',
+    );
+  }
+  requested.push(...pickOrgs(registry, choices.orgs, choices.templateVersion));
+
+  const base = registry.modules.get(BASE_MODULE_ID);
+  if (!base) throw new Error(`The '${BASE_MODULE_ID}' module is missing from the templates.`);
+
+  const ordered: LoadedModule[] = [];
+  const visiting = new Set<string>();
+  const visit = (module: LoadedModule): void => {
+    const { id } = module.manifest;
+    if (ordered.includes(module)) return;
+    if (visiting.has(id)) throw new UsageError(`Modules require each other in a cycle through '${id}'.`);
+    visiting.add(id);
+    for (const requiredId of module.manifest.requires) {
+      const required = registry.modules.get(requiredId)!;
+      if (!isAvailableAt(required.manifest.tag, choices.templateVersion)) {
+        throw new UsageError(
+          `'${id}' requires '${requiredId}', first shipped in release ${required.manifest.tag}; use a newer --template-version.`,
+        );
+      }
+      visit(required);
+    }
+    visiting.delete(id);
+    ordered.push(module);
+  };
+  visit(base);
+  const categoryIndex = (module: LoadedModule) => CATEGORIES.indexOf(module.manifest.category);
+  const unique = [...new Set(requested)].sort((a, b) => categoryIndex(a) - categoryIndex(b));
+  unique.forEach(visit);
+  return ordered;
+}

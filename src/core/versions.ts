@@ -1,0 +1,49 @@
+/**
+ * The one table of npm versions used by generated projects. A module names a package;
+ * its version comes from here, so every project gets the same tested set.
+ * Majors are pinned to ones that support Node 20.19 (see ../../docs/architecture.md).
+ */
+export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
+  // runtime
+  '@prisma/adapter-better-sqlite3': '7.10.0',
+  '@prisma/adapter-mariadb': '7.10.0',
+  '@prisma/adapter-pg': '7.10.0',
+  '@prisma/client': '7.10.0',
+  bcrypt: '^6.0.0',
+  'better-sqlite3': '^12.6.2',
+  cors: '^2.8.6',
+  express: '^5.2.1',
+  'express-rate-limit': '^8.7.4',
+  helmet: '^8.3.0',
+  jose: '^6.2.17',
+  mariadb: '^3.4.5',
+  nodemailer: '^7.0.10',
+  pg: '^8.23.1',
+  pino: '^10.4.0',
+  'rate-limit-redis': '^4.2.3',
+  redis: '^5.10.0',
+  zod: '^4.6.7',
+  // development
+  '@types/bcrypt': '^6.0.0',
+  '@types/better-sqlite3': '^7.6.13',
+  '@types/cors': '^2.8.19',
+  '@types/express': '^5.0.6',
+  '@types/node': '^20.19.0',
+  '@types/nodemailer': '^7.0.4',
+  '@types/pg': '^8.16.0',
+  prisma: '7.10.0',
+  tsx: '^4.23.15',
+  typescript: '5.9.3',
+  vitest: '^4.1.12',
+};
+
+/** Splits "name@range" (a pack may pin its own version) or looks the name up in the table. */
+export function resolvePackageVersion(spec: string): [name: string, version: string] {
+  const at = spec.lastIndexOf('@');
+  if (at > 0) return [spec.slice(0, at), spec.slice(at + 1)];
+  const version = PACKAGE_VERSIONS[spec];
+  if (!version) {
+    throw new Error(`No version for package '${spec}' in the version table (src/core/versions.ts). Add it there.`);
+  }
+  return [spec, version];
+}

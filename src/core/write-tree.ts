@@ -1,0 +1,52 @@
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { StepError, UsageError } from './errors.js';
+import type { FileTree } from './file-tree.js';
+
+export function isEmptyDirectory(dir: string): boolean {
+  return !existsSync(dir) || readdirSync(dir).length === 0;
+}
+
+/** Refuses a non-empty target unless --force: nothing a user has there is ever overwritten silently. */
+export function checkTarget(dir: string, force: boolean): void {
+  if (existsSync(dir) && !isEmptyDirectory(dir) && !force) {
+    throw new UsageError(
+      `Directory '${dir}' is not empty. Choose another directory, empty it, or pass --force to write into it (files Gatekit generates are overwritten).`,
+    );
+  }
+}
+
+function writeFiles(root: string, tree: FileTree): void {
+  for (const [file, content] of tree.entries()) {
+    const target = path.join(root, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+}
+
+/**
+ * Writes the tree. A new or empty target is written into a temporary sibling first and renamed
+ * into place, so a failure never leaves a half-written project. With --force into a non-empty
+ * folder, files are written in place and a failure says which folder may be incomplete.
+ */
+export function writeTree(dir: string, tree: FileTree): void {
+  const target = path.resolve(dir);
+  if (!isEmptyDirectory(target)) {
+    try {
+      writeFiles(target, tree);
+    } catch (error) {
+      throw new StepError('write', `Writing into ${target} failed part-way (${(error as Error).message}); the folder may be incomplete.`, 'Fix the cause and run the same command again with --force.');
+    }
+    return;
+  }
+  mkdirSync(path.dirname(target), { recursive: true });
+  const staging = `${target}.gatekit-${process.pid}-${Date.now()}`;
+  try {
+    writeFiles(staging, tree);
+    if (existsSync(target)) rmSync(target, { recursive: true });
+    renameSync(staging, target);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw new StepError('write', `Could not write the project to ${target}: ${(error as Error).message}. Nothing was left behind.`, 'Fix the cause (permissions, disk space) and run the same command again.');
+  }
+}
