@@ -37,7 +37,7 @@ export function renderModule(module: LoadedModule, context: RenderContext, tree:
 }
 
 /** Reads and renders one template file of a module (schema fragment, README section). */
-export function renderModuleFile(module: LoadedModule, relative: string, context: RenderContext & object): string {
+export function renderModuleFile(module: LoadedModule, relative: string, context: object): string {
   const file = path.join(module.dir, relative);
   return renderTemplate(readFileSync(file, 'utf8'), context, file);
 }
