@@ -13,6 +13,11 @@ import { reproduceCommand } from './reproduce-command.js';
 import { resolveSelection } from './resolve-selection.js';
 import { GENERATOR_VERSION } from './version.js';
 
+/** How a package script is run with each package manager: "npm run dev", "pnpm dev". */
+function runCommand(pm: Choices['pm']): string {
+  return pm === 'npm' || pm === 'bun' ? `${pm} run` : pm;
+}
+
 export interface GenerateInput {
   projectName: string;
   choices: Choices;
@@ -67,6 +72,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
     sections,
     command,
     pm: choices.pm,
+    pmRun: runCommand(choices.pm),
   });
   tree.add('README.md', `${readme.trim()}\n`, 'core');
 
@@ -80,7 +86,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   };
   tree.add('gatekit.json', `${JSON.stringify(metadata, null, 2)}\n`, 'core');
 
-  const run = choices.pm === 'npm' ? 'npm run' : choices.pm;
+  const run = runCommand(choices.pm);
   const nextSteps = [
     `cd ${projectName}`,
     ...(choices.install ? [] : [`${choices.pm} install`, `${run} db:migrate`]),

@@ -9,6 +9,23 @@ handlebars.registerHelper('and', (...args: unknown[]) => args.slice(0, -1).every
 handlebars.registerHelper('or', (...args: unknown[]) => args.slice(0, -1).some(Boolean));
 handlebars.registerHelper('json', (value: unknown) => JSON.stringify(value, null, 2));
 
+/** Renders a value as a TypeScript literal in the generated code's style (single quotes, 2 spaces). */
+export function tsLiteral(value: unknown, indent = ''): string {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    if (value.every((item) => typeof item === 'string')) return `[${value.map((item) => tsLiteral(item)).join(', ')}]`;
+    return `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return '{}';
+  return `{ ${entries.map(([key, item]) => `${key}: ${tsLiteral(item, inner)}`).join(', ')} }`;
+}
+
+handlebars.registerHelper('tsLiteral', (value: unknown) => tsLiteral(value));
+
 const cache = new Map<string, HandlebarsTemplateDelegate>();
 
 /** Renders a template text; generated code is not HTML, so nothing is escaped. */

@@ -8,6 +8,7 @@ export interface RenderContext {
   modules: Record<string, boolean>;
   routers: ImportRef[];
   configs: ImportRef[];
+  loginChallenges: ImportRef[];
   providers: {
     methods: string[];
     oauth: { id: string; name: string; clientIdEnv: string }[];
@@ -28,6 +29,7 @@ export function buildRenderContext(
     modules: Object.fromEntries(manifests.map((manifest) => [manifest.id, true])),
     routers: manifests.flatMap((manifest) => manifest.routers),
     configs: manifests.flatMap((manifest) => manifest.config),
+    loginChallenges: manifests.flatMap((manifest) => manifest.loginChallenges),
     providers: {
       methods: manifests.flatMap((manifest) => manifest.providers.methods),
       oauth: manifests.flatMap((manifest) => manifest.providers.oauth),

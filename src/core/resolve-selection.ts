@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Choices } from './choices.js';
 import { UsageError } from './errors.js';
 import type { Category, LoadedModule } from './manifest.js';
@@ -114,5 +116,18 @@ export function resolveSelection(choices: Choices, registry: ModuleRegistry): Lo
   const categoryIndex = (module: LoadedModule) => CATEGORIES.indexOf(module.manifest.category);
   const unique = [...new Set(requested)].sort((a, b) => categoryIndex(a) - categoryIndex(b));
   unique.forEach(visit);
+  checkDatabaseSupport(ordered, choices.db);
   return ordered;
+}
+
+/** Every module that owns tables must ship a migration for the chosen database. */
+function checkDatabaseSupport(modules: LoadedModule[], db: Choices['db']): void {
+  const unsupported = modules.filter((module) => module.manifest.migrations && !supportsDatabase(module, db));
+  if (unsupported.length === 0) return;
+  const ids = unsupported.map((module) => module.manifest.id).join(', ');
+  throw new UsageError(`--db ${db} is not supported yet by: ${ids}. Choose --db sqlite or --db postgresql.`);
+}
+
+export function supportsDatabase(module: LoadedModule, db: Choices['db']): boolean {
+  return !module.manifest.migrations || existsSync(path.join(module.dir, module.manifest.migrations, `${db}.sql`));
 }

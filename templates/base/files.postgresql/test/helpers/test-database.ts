@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { applyMigrations } from '../../src/db/migrate.js';
+import { splitSchema } from '../../src/db/postgres-url.js';
+
+/**
+ * A new PostgreSQL schema with every migration applied, in the database of TEST_DATABASE_URL
+ * (or DATABASE_URL from the environment or .env). Dropped again after the tests.
+ */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!process.env.TEST_DATABASE_URL && !process.env.DATABASE_URL && existsSync('.env')) process.loadEnvFile('.env');
+  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!base) throw new Error('Set TEST_DATABASE_URL or DATABASE_URL to a PostgreSQL database for the tests.');
+  const schema = `test_${randomUUID().replace(/-/g, '')}`;
+  const url = new URL(splitSchema(base).connectionString);
+  url.searchParams.set('schema', schema);
+  await applyMigrations(url.toString());
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: splitSchema(base).connectionString });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type { Config } from './config.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import type { RateLimitFactory } from './http/rate-limit.js';
+import type { Logger } from './logger.js';
+import type { Mailer } from './mail/mailer.js';
+
+/** What every route module receives: configuration and the shared services. */
+export interface AppContext {
+  config: Config;
+  prisma: PrismaClient;
+  logger: Logger;
+  mailer: Mailer;
+  rateLimit: RateLimitFactory;
+}

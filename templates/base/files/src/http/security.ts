@@ -1,0 +1,18 @@
+import cors from 'cors';
+import type { Express } from 'express';
+import helmet from 'helmet';
+import type { Config } from '../config.js';
+
+/** Helmet's headers, no X-Powered-By, CORS only for the configured origins, and proxy trust. */
+export function applySecurity(app: Express, config: Config): void {
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(helmet());
+  const allowed = new Set(config.CORS_ORIGINS);
+  app.use(
+    cors({
+      origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+      credentials: true,
+    }),
+  );
+}

@@ -1,0 +1,59 @@
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  /** Plain text; every link stands on a line of its own. */
+  text: string;
+  html?: string;
+}
+
+export interface Mailer {
+  /** True when SMTP is configured. */
+  readonly configured: boolean;
+  /** Resolves when the SMTP server accepted the message; rejects when it did not. */
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+/**
+ * SMTP when SMTP_HOST is set. Without it, development prints each mail (links included) to the
+ * console so you can click them; other environments only log that a mail was not sent.
+ */
+export function createMailer(config: Config, logger: Logger): Mailer {
+  if (!config.SMTP_HOST) {
+    return {
+      configured: false,
+      send: async (message) => {
+        if (config.NODE_ENV === 'development') {
+          logger.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (SMTP not configured, printed instead)');
+        } else {
+          logger.warn({ mail: { subject: message.subject } }, 'mail not sent: SMTP is not configured');
+        }
+      },
+      close: () => {},
+    };
+  }
+  const transport = nodemailer.createTransport({
+    host: config.SMTP_HOST,
+    port: config.SMTP_PORT,
+    secure: config.SMTP_SECURE,
+    auth: config.SMTP_USER ? { user: config.SMTP_USER, pass: config.SMTP_PASS ?? '' } : undefined,
+  });
+  return {
+    configured: true,
+    send: async (message) => {
+      await transport.sendMail({ from: config.MAIL_FROM, ...message });
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** Sends without making the caller wait (so timing never reveals whether an account exists); failures are logged. */
+export function sendInBackground(mailer: Mailer, logger: Logger, message: MailMessage): void {
+  mailer.send(message).catch((error: unknown) => {
+    logger.error({ err: error, mail: { subject: message.subject } }, 'sending mail failed');
+  });
+}

@@ -1,0 +1,93 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const secret = () => new TextEncoder().encode(app.context.config.JWT_SECRET);
+
+async function expectUnauthenticated(response: Response) {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  expect((await response.json()).error.code).toBe('UNAUTHENTICATED');
+}
+
+describe('the guard', () => {
+  it('accepts a valid token', async () => {
+    const { user, token } = await createUserWithToken(app);
+    const response = await app.request('/api/auth/me', { token });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.user).toEqual({
+      id: user.id,
+      email: user.email,
+      name: null,
+      image: null,
+      emailVerified: false,
+      twoFactorEnabled: false,
+      createdAt: user.createdAt.toISOString(),
+    });
+  });
+
+  it('rejects a missing or malformed Authorization header', async () => {
+    await expectUnauthenticated(await app.request('/api/auth/me'));
+    await expectUnauthenticated(await app.request('/api/auth/me', { headers: { authorization: 'Basic abc' } }));
+    const { token } = await createUserWithToken(app);
+    await expectUnauthenticated(await app.request('/api/auth/me', { headers: { authorization: token } }));
+  });
+
+  it('rejects alg none', async () => {
+    const { user } = await createUserWithToken(app);
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ sub: user.id, jti: 'x', iat: now, exp: now + 60 })}.`;
+    await expectUnauthenticated(await app.request('/api/auth/me', { headers: { authorization: `Bearer ${unsigned}` } }));
+  });
+
+  it('rejects a tampered token', async () => {
+    const { token } = await createUserWithToken(app);
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url');
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: `${header}.${forged}.${signature}` }));
+  });
+
+  it('rejects an expired token and one signed with another secret', async () => {
+    const { user } = await createUserWithToken(app);
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('expired').setIssuedAt(now - 120).setExpirationTime(now - 60).sign(secret());
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: expired }));
+    const foreign = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('x').setIssuedAt(now).setExpirationTime(now + 60).sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: foreign }));
+  });
+
+  it('rejects a correctly signed token this server never issued', async () => {
+    const { user } = await createUserWithToken(app);
+    const now = Math.floor(Date.now() / 1000);
+    const minted = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('never-issued').setIssuedAt(now).setExpirationTime(now + 60).sign(secret());
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: minted }));
+  });
+
+  it('logout revokes only the presented token', async () => {
+    const { user, token } = await createUserWithToken(app);
+    const other = await createUserWithToken(app, `other-${user.email}`);
+    expect((await app.request('/api/auth/logout', { method: 'POST', token })).status).toBe(204);
+    await expectUnauthenticated(await app.request('/api/auth/me', { token }));
+    expect((await app.request('/api/auth/me', { token: other.token })).status).toBe(200);
+  });
+
+  it('logout-all revokes every token of the user', async () => {
+    const { user, token } = await createUserWithToken(app);
+    const { issueTokenResponse } = await import('../src/modules/auth/complete-login.js');
+    const second = await issueTokenResponse(app.context, user);
+    expect((await app.request('/api/auth/logout-all', { method: 'POST', token })).status).toBe(204);
+    await expectUnauthenticated(await app.request('/api/auth/me', { token }));
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: second.token }));
+  });
+});

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { AppContext } from '../../src/context.js';
+import type { User } from '../../src/generated/prisma/client.js';
+import type { MailMessage, Mailer } from '../../src/mail/mailer.js';
+import { issueTokenResponse } from '../../src/modules/auth/complete-login.js';
+import { createTestDatabase } from './test-database.js';
+
+export interface TestApp {
+  url: string;
+  context: AppContext;
+  /** Mails the app sent, newest last. */
+  mails: MailMessage[];
+  request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Records mails instead of sending them; the generator's own suite covers real SMTP. */
+function recordingMailer(mails: MailMessage[]): Mailer {
+  return { configured: true, send: async (message) => void mails.push(message), close: () => {} };
+}
+
+/** Starts the app on a random local port against a fresh, migrated database. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_MAX: '0',
+    APP_URL: 'http://app.test',
+    ...env,
+  });
+  const mails: MailMessage[] = [];
+  const { app, context, close } = await createApp(config, { mailer: recordingMailer(mails) });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    context,
+    mails,
+    request: (path, { token, json, headers, ...init } = {}) =>
+      fetch(`${url}${path}`, {
+        ...init,
+        headers: {
+          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...headers,
+        },
+        body: json === undefined ? init.body : JSON.stringify(json),
+      }),
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await close();
+      await database.drop();
+    },
+  };
+}
+
+/** A user straight in the database, with a valid access token. */
+export async function createUserWithToken(app: TestApp, email = `user-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`): Promise<{ user: User; token: string }> {
+  const user = await app.context.prisma.user.create({ data: { email } });
+  const { token } = await issueTokenResponse(app.context, user);
+  return { user, token };
+}
+
+/** The link on its own line of a mail's text that starts with prefix. */
+export function linkFrom(mail: MailMessage | undefined, prefix: string): string {
+  const line = mail?.text.split('\n').find((candidate) => candidate.trim().startsWith(prefix));
+  if (!line) throw new Error(`No line starting with ${prefix} in mail: ${mail?.text ?? '(no mail)'}`);
+  return line.trim();
+}
+
+export async function waitForMail(app: TestApp, count: number): Promise<MailMessage> {
+  for (let attempt = 0; attempt < 100 && app.mails.length < count; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const mail = app.mails[count - 1];
+  if (!mail) throw new Error(`Expected ${count} mail(s), got ${app.mails.length}`);
+  return mail;
+}

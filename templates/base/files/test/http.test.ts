@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/test-app.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe('health and documents', () => {
+  it('answers /healthz and /readyz', async () => {
+    expect(await (await app.request('/healthz')).json()).toEqual({ status: 'ok' });
+    const ready = await app.request('/readyz');
+    expect(ready.status).toBe(200);
+  });
+
+  it('serves an OpenAPI 3.1 document that lists /api/auth/me', async () => {
+    const document = await (await app.request('/api/openapi.json')).json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.paths['/api/auth/me'].get).toBeDefined();
+  });
+
+  it('lists the sign-in methods', async () => {
+    const providers = await (await app.request('/api/auth/providers')).json();
+    expect(providers).toEqual({ methods: expect.any(Array), oauth: expect.any(Array), hosted: expect.any(Array) });
+  });
+});
+
+describe('errors and bodies', () => {
+  it('answers an unknown route with the error body', async () => {
+    const response = await app.request('/nope');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+  });
+
+  it('rejects malformed JSON with 400 INVALID_JSON', async () => {
+    const response = await app.request('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe('INVALID_JSON');
+  });
+
+  it('rejects a non-JSON body with 415', async () => {
+    const response = await app.request('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(response.status).toBe(415);
+    expect((await response.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('rejects a body over 100 kB with 413', async () => {
+    const response = await app.request('/api/auth/logout', { method: 'POST', json: { padding: 'x'.repeat(101 * 1024) } });
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('security headers', () => {
+  it('sends helmet headers and no X-Powered-By', async () => {
+    const response = await app.request('/healthz');
+    expect(response.headers.get('x-powered-by')).toBeNull();
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it('allows CORS only for APP_URL', async () => {
+    const allowed = await app.request('/healthz', { headers: { origin: 'http://app.test' } });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://app.test');
+    const other = await app.request('/healthz', { headers: { origin: 'http://evil.test' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

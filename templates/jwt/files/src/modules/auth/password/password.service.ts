@@ -1,0 +1,107 @@
+import type { AppContext } from '../../../context.js';
+import type { User } from '../../../generated/prisma/client.js';
+import { AppError, invalidToken } from '../../../http/app-error.js';
+import { isUniqueViolation } from '../../../http/database-errors.js';
+import { sendInBackground } from '../../../mail/mailer.js';
+import { completeLogin, issueTokenResponse, type LoginResult, type TokenResponse } from '../complete-login.js';
+import { revokeAllTokens } from '../guard.js';
+import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
+import { hashPassword, verifyAgainstDummy, verifyPassword } from './password-hasher.js';
+
+const RESET_PURPOSE = 'password_reset';
+const RESET_TTL_SECONDS = 30 * 60;
+const VERIFY_PURPOSE = 'email_verification';
+const VERIFY_TTL_SECONDS = 24 * 60 * 60;
+
+const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Email or password is incorrect.');
+
+export async function register(ctx: AppContext, input: { email: string; password: string; name?: string | null }): Promise<TokenResponse> {
+  const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
+  let user: User;
+  try {
+    user = await ctx.prisma.user.create({
+      data: { email: input.email, name: input.name ?? null, passwordCredential: { create: { passwordHash } } },
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError(409, 'EMAIL_TAKEN', 'An account with this email already exists.');
+    throw error;
+  }
+  return issueTokenResponse(ctx, user);
+}
+
+/** Same answer and about the same time for an unknown email and a wrong password. */
+export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoginResult> {
+  const user = await ctx.prisma.user.findUnique({ where: { email: input.email }, include: { passwordCredential: true } });
+  const valid = user?.passwordCredential
+    ? await verifyPassword(input.password, user.passwordCredential.passwordHash)
+    : await verifyAgainstDummy(input.password, ctx.config.BCRYPT_COST);
+  if (!user || !valid) throw invalidCredentials();
+  return completeLogin(ctx, user);
+}
+
+async function setPassword(ctx: AppContext, userId: string, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password, ctx.config.BCRYPT_COST);
+  await ctx.prisma.passwordCredential.upsert({
+    where: { userId },
+    create: { userId, passwordHash },
+    update: { passwordHash },
+  });
+  await revokeAllTokens(ctx, userId);
+}
+
+/** Checks the current password, stores the new one, revokes every earlier token, returns a new one. */
+export async function changePassword(
+  ctx: AppContext,
+  user: User,
+  input: { currentPassword: string; newPassword: string },
+): Promise<TokenResponse> {
+  const credential = await ctx.prisma.passwordCredential.findUnique({ where: { userId: user.id } });
+  const valid = credential
+    ? await verifyPassword(input.currentPassword, credential.passwordHash)
+    : await verifyAgainstDummy(input.currentPassword, ctx.config.BCRYPT_COST);
+  if (!valid) throw invalidCredentials();
+  await setPassword(ctx, user.id, input.newPassword);
+  return issueTokenResponse(ctx, user);
+}
+
+/** Mails a reset link when the account exists; the caller answers the same either way. */
+export async function requestPasswordReset(ctx: AppContext, email: string): Promise<void> {
+  const user = await ctx.prisma.user.findUnique({ where: { email } });
+  if (!user) return;
+  const token = await createOneTimeToken(ctx, { purpose: RESET_PURPOSE, userId: user.id, ttlSeconds: RESET_TTL_SECONDS });
+  const link = `${ctx.config.APP_URL}/reset-password?token=${token}`;
+  sendInBackground(ctx.mailer, ctx.logger, {
+    to: user.email,
+    subject: 'Reset your password',
+    text: `Someone asked to reset the password of your account.\n\nTo choose a new password, open this link within 30 minutes:\n\n${link}\n\nIf it was not you, ignore this mail; your password stays as it is.\n`,
+  });
+}
+
+/**
+ * Sets a new password from a mailed token. The link proves access to the inbox, so the email
+ * counts as verified. Two-factor users still have to pass their second factor.
+ */
+export async function resetPassword(ctx: AppContext, input: { token: string; password: string }): Promise<LoginResult> {
+  const record = await consumeOneTimeToken(ctx, RESET_PURPOSE, input.token);
+  if (!record?.userId) throw invalidToken('The reset link is invalid, expired or already used.');
+  await setPassword(ctx, record.userId, input.password);
+  const user = await ctx.prisma.user.update({ where: { id: record.userId }, data: { emailVerified: true } });
+  return completeLogin(ctx, user);
+}
+
+export async function sendEmailVerification(ctx: AppContext, user: User): Promise<void> {
+  if (user.emailVerified) return;
+  const token = await createOneTimeToken(ctx, { purpose: VERIFY_PURPOSE, userId: user.id, ttlSeconds: VERIFY_TTL_SECONDS });
+  const link = `${ctx.config.APP_URL}/verify-email?token=${token}`;
+  sendInBackground(ctx.mailer, ctx.logger, {
+    to: user.email,
+    subject: 'Confirm your email address',
+    text: `Please confirm your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create an account, ignore this mail.\n`,
+  });
+}
+
+export async function verifyEmail(ctx: AppContext, token: string): Promise<User> {
+  const record = await consumeOneTimeToken(ctx, VERIFY_PURPOSE, token);
+  if (!record?.userId) throw invalidToken('The verification link is invalid, expired or already used.');
+  return ctx.prisma.user.update({ where: { id: record.userId }, data: { emailVerified: true } });
+}

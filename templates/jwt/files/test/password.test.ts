@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkFrom, startTestApp, waitForMail, type TestApp } from './helpers/test-app.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ BCRYPT_COST: '4' });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+let counter = 0;
+const uniqueEmail = () => `person${Date.now()}-${++counter}@example.com`;
+const password = 'correct horse battery staple';
+
+async function register(email = uniqueEmail(), pass = password) {
+  const response = await app.request('/api/auth/register', { method: 'POST', json: { email, password: pass, name: 'Ada' } });
+  return { response, body: await response.json(), email };
+}
+
+describe('register and login', () => {
+  it('registers and returns the token response', async () => {
+    const { response, body, email } = await register();
+    expect(response.status).toBe(201);
+    expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 604800, user: { email, name: 'Ada', emailVerified: false } });
+    expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(200);
+  });
+
+  it('lowercases emails and refuses a second account with 409 EMAIL_TAKEN', async () => {
+    const email = uniqueEmail();
+    await register(email);
+    const { response, body } = await register(`  ${email.toUpperCase()} `);
+    expect(response.status).toBe(409);
+    expect(body.error.code).toBe('EMAIL_TAKEN');
+  });
+
+  it('ignores fields the server owns', async () => {
+    const response = await app.request('/api/auth/register', {
+      method: 'POST',
+      json: { email: uniqueEmail(), password, emailVerified: true, id: 'chosen', twoFactorEnabled: true, role: 'admin' },
+    });
+    const body = await response.json();
+    expect(response.status).toBe(201);
+    expect(body.user.emailVerified).toBe(false);
+    expect(body.user.id).not.toBe('chosen');
+    expect(body.user.twoFactorEnabled).toBe(false);
+  });
+
+  it('refuses short, long and common passwords with a reason', async () => {
+    for (const bad of ['short', 'x'.repeat(129), 'password123', 'Qwertyuiop']) {
+      const { response, body } = await register(uniqueEmail(), bad);
+      expect(response.status).toBe(400);
+      expect(body.error.code).toBe('VALIDATION_ERROR');
+      expect(body.error.details[0].path).toBe('password');
+    }
+  });
+
+  it('refuses an address list or a line break in the email', async () => {
+    for (const email of ['a@example.com,b@example.com', 'a@example.com\r\nbcc: b@example.com', '"a b"@example.com']) {
+      const { response } = await register(email);
+      expect(response.status).toBe(400);
+    }
+  });
+
+  it('logs in, and answers the same for an unknown email and a wrong password', async () => {
+    const { email } = await register();
+    const ok = await app.request('/api/auth/login', { method: 'POST', json: { email, password } });
+    expect(ok.status).toBe(200);
+    const wrong = await app.request('/api/auth/login', { method: 'POST', json: { email, password: 'not the password' } });
+    const unknown = await app.request('/api/auth/login', { method: 'POST', json: { email: uniqueEmail(), password } });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(await wrong.json()).toEqual(await unknown.json());
+  });
+
+  it('does not truncate passwords at 72 bytes', async () => {
+    const prefix = 'é'.repeat(40); // 80 bytes
+    const { email } = await register(uniqueEmail(), `${prefix}first`);
+    const other = await app.request('/api/auth/login', { method: 'POST', json: { email, password: `${prefix}other` } });
+    expect(other.status).toBe(401);
+  });
+});
+
+describe('changing and resetting the password', () => {
+  it('changes the password and revokes earlier tokens', async () => {
+    const { body, email } = await register();
+    const changed = await app.request('/api/auth/password/change', {
+      method: 'POST',
+      token: body.token,
+      json: { currentPassword: password, newPassword: 'a brand new passphrase' },
+    });
+    expect(changed.status).toBe(200);
+    const { token } = await changed.json();
+    expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(401);
+    expect((await app.request('/api/auth/me', { token })).status).toBe(200);
+    const login = await app.request('/api/auth/login', { method: 'POST', json: { email, password: 'a brand new passphrase' } });
+    expect(login.status).toBe(200);
+  });
+
+  it('resets the password through the mailed link, once', async () => {
+    const { body, email } = await register();
+    const before = app.mails.length;
+    const forgot = await app.request('/api/auth/password/forgot', { method: 'POST', json: { email } });
+    expect(forgot.status).toBe(202);
+    const link = linkFrom(await waitForMail(app, before + 1), 'http://app.test/reset-password?token=');
+    const token = new URL(link).searchParams.get('token');
+    const reset = await app.request('/api/auth/password/reset', { method: 'POST', json: { token, password: 'reset passphrase here' } });
+    expect(reset.status).toBe(200);
+    expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(401);
+    const again = await app.request('/api/auth/password/reset', { method: 'POST', json: { token, password: 'another passphrase' } });
+    expect(again.status).toBe(401);
+    expect((await again.json()).error.code).toBe('INVALID_TOKEN');
+  });
+
+  it('answers forgot the same for an unknown email and sends nothing', async () => {
+    const before = app.mails.length;
+    const response = await app.request('/api/auth/password/forgot', { method: 'POST', json: { email: uniqueEmail() } });
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(app.mails.length).toBe(before);
+  });
+});
+
+describe('email verification', () => {
+  it('verifies the email through the mailed link', async () => {
+    const { body } = await register();
+    const before = app.mails.length;
+    expect((await app.request('/api/auth/email/verify/send', { method: 'POST', token: body.token })).status).toBe(202);
+    const link = linkFrom(await waitForMail(app, before + 1), 'http://app.test/verify-email?token=');
+    const verified = await app.request('/api/auth/email/verify', { method: 'POST', json: { token: new URL(link).searchParams.get('token') } });
+    expect(verified.status).toBe(200);
+    expect((await verified.json()).user.emailVerified).toBe(true);
+  });
+});
