@@ -14,7 +14,10 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     ...manifest.dependencies,
     ...(manifest.databaseDependencies[db] ?? []),
   ]);
-  const devDependencies = manifests.flatMap((manifest) => manifest.devDependencies);
+  const devDependencies = manifests.flatMap((manifest) => [
+    ...manifest.devDependencies,
+    ...(manifest.databaseDevDependencies[db] ?? []),
+  ]);
   const packageJson = {
     name: projectName,
     version: '0.1.0',

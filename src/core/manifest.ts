@@ -38,6 +38,7 @@ export const manifestSchema = z.object({
   devDependencies: z.array(z.string()).default([]),
   /** Per-database extra packages, e.g. the driver adapter. */
   databaseDependencies: z.partialRecord(z.enum(DATABASES), z.array(z.string())).default({}),
+  databaseDevDependencies: z.partialRecord(z.enum(DATABASES), z.array(z.string())).default({}),
   scripts: z.record(z.string(), z.string()).default({}),
   env: z.array(envVarSchema).default([]),
   /** Prisma schema fragment (models of this module), relative to the module folder. */

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { mergeChoices } from '../../src/core/choices.js';
+import { composeEnv } from '../../src/core/compose-env.js';
+import { composeMigrations } from '../../src/core/compose-migrations.js';
+import { composeOpenApi, listEndpoints } from '../../src/core/compose-openapi.js';
+import { composePackageJson } from '../../src/core/compose-package-json.js';
+import { tsLiteral } from '../../src/core/handlebars.js';
+import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+import { resolveSelection } from '../../src/core/resolve-selection.js';
+import { PACKAGE_VERSIONS, resolvePackageVersion } from '../../src/core/versions.js';
+
+const registry = createRegistry(loadBuiltinModules());
+const modules = resolveSelection(mergeChoices({}), registry);
+
+describe('package.json', () => {
+  it('merges every module with versions from the one table, sorted, database packages included', () => {
+    const pkg = JSON.parse(composePackageJson(modules, 'demo', 'sqlite'));
+    expect(pkg.name).toBe('demo');
+    expect(pkg.engines.node).toBe('^20.19 || ^22.12 || >=24');
+    expect(pkg.dependencies.bcrypt).toBe(PACKAGE_VERSIONS.bcrypt);
+    expect(pkg.dependencies['better-sqlite3']).toBeDefined();
+    expect(pkg.dependencies.pg).toBeUndefined();
+    expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());
+    for (const script of ['dev', 'build', 'start', 'test', 'db:migrate']) expect(pkg.scripts[script]).toBeDefined();
+    const postgres = JSON.parse(composePackageJson(modules, 'demo', 'postgresql'));
+    expect(postgres.dependencies.pg).toBeDefined();
+    expect(postgres.dependencies['better-sqlite3']).toBeUndefined();
+  });
+
+  it('fails loudly on a package missing from the version table, and honours name@range', () => {
+    expect(() => resolvePackageVersion('left-pad')).toThrow(/left-pad/);
+    expect(resolvePackageVersion('@scope/pkg@^1.2.0')).toEqual(['@scope/pkg', '^1.2.0']);
+  });
+});
+
+describe('env files', () => {
+  it('documents every variable and generates a fresh secret of at least 256 bits', () => {
+    const first = composeEnv(modules, 'sqlite');
+    const second = composeEnv(modules, 'sqlite');
+    const secret = (dev: string) => /^JWT_SECRET=(.*)$/m.exec(dev)![1]!;
+    expect(Buffer.from(secret(first.dev), 'base64url').length * 8).toBeGreaterThanOrEqual(256);
+    expect(secret(first.dev)).not.toBe(secret(second.dev));
+    expect(first.example).toContain('JWT_SECRET=replace-with-a-random-secret');
+    for (const variable of first.variables) {
+      expect(first.example).toMatch(new RegExp(`# .+\\n${variable.name}=`));
+    }
+    expect(first.dev).toContain('DATABASE_URL=file:./dev.db');
+  });
+
+  it('takes overrides for the development .env', () => {
+    const env = composeEnv(modules, 'postgresql', { DATABASE_URL: 'postgresql://me@db/app' });
+    expect(env.dev).toContain('DATABASE_URL=postgresql://me@db/app');
+    expect(env.example).toContain('DATABASE_URL=postgresql://postgres:postgres@localhost:5432/app');
+  });
+});
+
+describe('migrations', () => {
+  it('gives each module with tables its own folder, in dependency order', () => {
+    const files = composeMigrations(modules, 'sqlite', new Date('2026-01-02T03:04:05Z'));
+    expect(files.map(([file]) => file)).toEqual([
+      'prisma/migrations/migration_lock.toml',
+      'prisma/migrations/20260102030405_base/migration.sql',
+      'prisma/migrations/20260102030406_jwt/migration.sql',
+    ]);
+    expect(files[0]![1]).toContain('provider = "sqlite"');
+  });
+});
+
+describe('OpenAPI', () => {
+  it('merges fragments and lists endpoints of exactly the chosen modules', () => {
+    const document = composeOpenApi(modules, 'demo');
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.title).toBe('demo');
+    const routes = listEndpoints(document).map((endpoint) => `${endpoint.method} ${endpoint.path}`);
+    expect(routes).toContain('POST /api/auth/register');
+    expect(routes).toContain('GET /healthz');
+    const baseOnly = composeOpenApi(modules.filter((module) => module.manifest.id === 'base'), 'demo');
+    expect(listEndpoints(baseOnly).map((endpoint) => endpoint.path)).not.toContain('/api/auth/register');
+  });
+});
+
+describe('tsLiteral', () => {
+  it('writes values in the generated code style', () => {
+    expect(tsLiteral([])).toBe('[]');
+    expect(tsLiteral(['password', "it's"])).toBe("['password', 'it\\'s']");
+    expect(tsLiteral([{ id: 'github', name: 'GitHub' }])).toBe("[\n  { id: 'github', name: 'GitHub' },\n]");
+  });
+});

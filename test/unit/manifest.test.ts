@@ -1,0 +1,48 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManifestError } from '../../src/core/errors.js';
+import { loadModule, MANIFEST_FILE } from '../../src/core/manifest.js';
+import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+
+function moduleDir(manifest: object): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatekit-module-'));
+  writeFileSync(path.join(dir, MANIFEST_FILE), JSON.stringify(manifest));
+  return dir;
+}
+
+const valid = { id: 'acme-sso', name: 'Acme SSO', category: 'oauth', tag: '3.1', description: 'Acme single sign-on' };
+
+describe('module manifests', () => {
+  it('loads a minimal valid manifest with defaults', () => {
+    const { manifest } = loadModule(moduleDir(valid), 'test');
+    expect(manifest).toMatchObject({ ...valid, requires: [], dependencies: [], env: [], routers: [] });
+  });
+
+  it('names the file and the field of an invalid manifest', () => {
+    for (const [field, value] of [['id', 'Bad Id'], ['tag', 'v3'], ['category', 'plugin']] as const) {
+      const dir = moduleDir({ ...valid, [field]: value });
+      expect(() => loadModule(dir, 'test')).toThrow(ManifestError);
+      expect(() => loadModule(dir, 'test')).toThrow(new RegExp(`${field}`));
+    }
+  });
+
+  it('refuses a manifest that names a missing file', () => {
+    expect(() => loadModule(moduleDir({ ...valid, schema: 'schema.prisma' }), 'test')).toThrow(/schema.prisma/);
+  });
+
+  it('refuses a duplicate id and an unknown requirement', () => {
+    const dir = moduleDir({ ...valid, id: 'jwt' });
+    expect(() => createRegistry([...loadBuiltinModules(), loadModule(dir, 'pack')])).toThrow(/declared twice/);
+    const needs = moduleDir({ ...valid, requires: ['nothing-here'] });
+    mkdirSync(path.join(needs, 'files'));
+    expect(() => createRegistry([loadModule(needs, 'pack')])).toThrow(/nothing-here/);
+  });
+
+  it('ships every built-in module in the pack format', () => {
+    const ids = loadBuiltinModules().map((module) => module.manifest.id);
+    expect(ids).toContain('base');
+    expect(ids).toContain('jwt');
+  });
+});

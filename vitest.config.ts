@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 900_000,
+    // Runtime tests install real projects; two at a time fits the 2-core machines.
+    maxWorkers: 2,
+  },
+});
