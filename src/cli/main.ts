@@ -46,6 +46,7 @@ function buildProgram(onDone: (work: Promise<void>) => void): Command {
     .option('--force', 'allow a non-empty target directory')
     .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
     .showSuggestionAfterError(true)
+    .enablePositionalOptions()
     .exitOverride()
     .action((directory: string | undefined, flags: GenerateFlags) => {
       onDone(runGenerate(directory, flags, loadRegistry(flags.pack), createReporter(Boolean(flags.json))));

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import type { Config } from '../config.js';
@@ -47,7 +47,8 @@ export async function createRateLimits(config: Config, logger: Logger): Promise<
         : undefined,
       validate: { trustProxy: false },
       handler: (req, _res, next) => {
-        const resetTime = req.rateLimit?.resetTime?.getTime() ?? Date.now() + config.RATE_LIMIT_WINDOW_SECONDS * 1000;
+        const { resetTime: reset } = (req as typeof req & { rateLimit?: RateLimitInfo }).rateLimit ?? {};
+        const resetTime = reset?.getTime() ?? Date.now() + config.RATE_LIMIT_WINDOW_SECONDS * 1000;
         const retryAfter = Math.max(1, Math.ceil((resetTime - Date.now()) / 1000));
         next(
           new AppError(429, 'RATE_LIMITED', `Too many requests. Try again in ${retryAfter} seconds.`, undefined, {
