@@ -1,0 +1,129 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'gatekit-cli-'));
+const target = (name: string) => path.join(work, name);
+
+describe('usage errors exit 2 with a message naming the bad value', () => {
+  it('unknown flag', () => {
+    const result = runCli(['app', '--oath', 'github']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--oath/);
+    expect(result.stderr).toMatch(/--oauth/);
+  });
+
+  it('unknown module id, with a suggestion', () => {
+    const result = runCli([target('a'), '--yes', '--auth', 'jtw']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("'jtw'");
+    expect(result.stderr).toContain("Did you mean 'jwt'?");
+    expect(existsSync(target('a'))).toBe(false);
+  });
+
+  it('bad template version', () => {
+    const result = runCli([target('b'), '--yes', '--template-version', '0.9']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1');
+  });
+
+  it('invalid config file', () => {
+    const file = path.join(work, 'bad.json');
+    writeFileSync(file, '{"database": "sqlite"}');
+    const result = runCli([target('c'), '--yes', '--config', file]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('database');
+  });
+
+  it('non-empty directory without --force, and nothing in it is touched', () => {
+    const dir = target('busy');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+    const result = runCli([dir, '--yes', '--no-install', '--no-git']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('not empty');
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+  });
+
+  it('no TTY and no directory: never waits, explains', () => {
+    const result = runCli(['--auth', 'jwt']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Missing the project directory');
+  });
+});
+
+describe('generate', () => {
+  it('--dry-run lists the files and writes nothing', () => {
+    const dir = target('dry');
+    const result = runCli([dir, '--yes', '--dry-run']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('src/app.ts');
+    expect(result.stdout).toContain('Nothing was written.');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('--json prints one JSON summary on stdout and human lines on stderr', () => {
+    const dir = target('json');
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--json']);
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.directory).toBe(dir);
+    expect(summary.modules).toEqual([
+      { id: 'base', category: 'base', tag: '1.0' },
+      { id: 'jwt', category: 'direct', tag: '1.0' },
+    ]);
+    expect(summary.files.map((file: { path: string }) => file.path)).toContain('gatekit.json');
+    expect(summary.nextSteps[0]).toBe('cd json');
+    expect(result.stderr).toContain('Wrote');
+  });
+
+  it('writes gatekit.json with the command that reproduces the project', () => {
+    const dir = target('meta');
+    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--db', 'postgresql']).status).toBe(0);
+    const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
+    expect(metadata).toMatchObject({ templateVersion: '3.1', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
+    const again = target('meta-again');
+    const args = metadata.command.replace('npx create-gatekit meta', again).split(' ');
+    expect(runCli([...args, '--no-install', '--no-git']).status).toBe(0);
+    const reproduced = JSON.parse(readFileSync(path.join(again, 'gatekit.json'), 'utf8'));
+    expect(reproduced.modules).toEqual(metadata.modules);
+    expect(readFileSync(path.join(again, 'prisma/schema.prisma'), 'utf8')).toBe(readFileSync(path.join(dir, 'prisma/schema.prisma'), 'utf8'));
+  });
+
+  it('--force writes into a non-empty directory and keeps unrelated files', () => {
+    const dir = target('forced');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--force']).status).toBe(0);
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(existsSync(path.join(dir, 'package.json'))).toBe(true);
+  });
+
+  it('a failing install exits 1, names the step and how to retry, and keeps the written project', () => {
+    const dir = target('failing');
+    const result = runCli([dir, '--yes', '--no-git', '--pm', 'npm'], { env: { PATH: path.join(work, 'no-bin'), npm_config_user_agent: '' } });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("step 'install' failed");
+    expect(result.stderr).toContain('To retry: cd');
+    expect(existsSync(path.join(dir, 'package.json'))).toBe(true);
+  });
+});
+
+describe('list', () => {
+  it('prints every module with category and tag', () => {
+    const result = runCli(['list']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^jwt\s+direct\s+1\.0\s+/m);
+    expect(result.stdout).not.toMatch(/^base\s/m);
+  });
+
+  it('--json and --template-version filter by tag', () => {
+    const all = JSON.parse(runCli(['list', '--json']).stdout);
+    expect(all.modules.map((module: { id: string }) => module.id)).toContain('jwt');
+    const old = JSON.parse(runCli(['list', '--json', '--template-version', '1.0']).stdout);
+    expect(old.modules.every((module: { tag: string }) => module.tag === '1.0')).toBe(true);
+    expect(runCli(['list', '--template-version', '7']).status).toBe(2);
+  });
+});
