@@ -1,0 +1,353 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, runAppUntilExit, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { linkFrom, smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
+import type { PreparedFixture } from '../helpers/fixtures.js';
+
+export const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+const APP_URL = 'http://frontend.test';
+const PASSWORD = 'correct horse battery staple';
+
+let counter = 0;
+const uniqueEmail = () => `user${Date.now()}x${++counter}@example.com`;
+
+export interface ScenarioSetup {
+  fixture: () => PreparedFixture;
+  databaseUrl: () => string;
+}
+
+/**
+ * Every route of CONTRACT B.3 and B.4 exercised over HTTP against the generated server running
+ * as its own process, with a real SMTP server catching mail, plus the attack cases.
+ */
+export function describeJwtApp(setup: ScenarioSetup): void {
+  let mail: MailCatcher;
+  let app: AppProcess;
+  const env = () => ({
+    JWT_SECRET,
+    DATABASE_URL: setup.databaseUrl(),
+    APP_URL,
+    BCRYPT_COST: '4',
+    RATE_LIMIT_MAX: '0',
+    ...smtpEnv(mail),
+  });
+
+  beforeAll(async () => {
+    mail = await startMailCatcher();
+    app = await startAppProcess(setup.fixture().dir, env());
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await mail?.close();
+  });
+
+  async function register(email = uniqueEmail(), password = PASSWORD) {
+    const response = await call(app.url, '/api/auth/register', { json: { email, password, name: 'Ada' } });
+    return { ...response, email };
+  }
+
+  describe('always present (B.3)', () => {
+    it('GET /healthz and /readyz', async () => {
+      expect(await call(app.url, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect((await call(app.url, '/readyz')).status).toBe(200);
+    });
+
+    it('GET /api/openapi.json documents exactly the routes the app serves', async () => {
+      const { body } = await call(app.url, '/api/openapi.json');
+      expect(body.openapi).toBe('3.1.0');
+      const routes = Object.entries(body.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+      expect(routes.sort()).toEqual(
+        [
+          'GET /healthz', 'GET /readyz', 'GET /api/auth/me', 'POST /api/auth/logout', 'POST /api/auth/logout-all', 'GET /api/auth/providers', 'GET /api/openapi.json',
+          'POST /api/auth/register', 'POST /api/auth/login', 'POST /api/auth/password/change', 'POST /api/auth/password/forgot', 'POST /api/auth/password/reset', 'POST /api/auth/email/verify/send', 'POST /api/auth/email/verify',
+        ].sort(),
+      );
+      for (const route of routes) {
+        const [method, path] = route.split(' ') as [string, string];
+        const probe = await call(app.url, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+        expect(probe.status, route).not.toBe(404);
+      }
+    });
+
+    it('GET /api/auth/providers', async () => {
+      expect((await call(app.url, '/api/auth/providers')).body).toEqual({ methods: ['password'], oauth: [], hosted: [] });
+    });
+
+    it('GET /api/auth/me needs a token', async () => {
+      const response = await call(app.url, '/api/auth/me');
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(response.body).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+    });
+  });
+
+  describe('email and password (B.4)', () => {
+    it('register → 201 token response whose JWT has sub, jti, iat, exp = iat + 7d', async () => {
+      const { status, body, email } = await register();
+      expect(status).toBe(201);
+      expect(body).toEqual({
+        token: expect.any(String),
+        tokenType: 'Bearer',
+        expiresIn: 604800,
+        user: { id: expect.any(String), email, name: 'Ada', image: null, emailVerified: false, twoFactorEnabled: false, createdAt: expect.stringMatching(/Z$/) },
+      });
+      const [header, payload] = body.token.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+      expect(header.alg).toBe('HS256');
+      expect(Object.keys(payload).sort()).toEqual(['exp', 'iat', 'jti', 'sub']);
+      expect(payload.exp - payload.iat).toBe(604800);
+      expect(payload.sub).toBe(body.user.id);
+      const me = await call(app.url, '/api/auth/me', { token: body.token });
+      expect(me.body).toEqual({ user: body.user });
+    });
+
+    it('409 EMAIL_TAKEN, case-insensitively; 400 with details for bad input', async () => {
+      const { email } = await register();
+      const again = await register(email.toUpperCase());
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('EMAIL_TAKEN');
+      const bad = await call(app.url, '/api/auth/register', { json: { email: 'not-an-email', password: 'short' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('VALIDATION_ERROR');
+      expect(bad.body.error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['email', 'password']);
+    });
+
+    it('refuses common passwords with a reason', async () => {
+      const { status, body } = await register(uniqueEmail(), 'iloveyou123');
+      expect(status).toBe(400);
+      expect(body.error.details[0].message).toMatch(/common/);
+    });
+
+    it('mass assignment: server-owned fields in the body are ignored', async () => {
+      const response = await call(app.url, '/api/auth/register', {
+        json: { email: uniqueEmail(), password: PASSWORD, id: 'mine', emailVerified: true, twoFactorEnabled: true, role: 'owner', createdAt: '2000-01-01T00:00:00Z' },
+      });
+      expect(response.status).toBe(201);
+      expect(response.body.user.id).not.toBe('mine');
+      expect(response.body.user.emailVerified).toBe(false);
+      expect(response.body.user.twoFactorEnabled).toBe(false);
+      expect(response.body.user.createdAt).not.toBe('2000-01-01T00:00:00.000Z');
+    });
+
+    it('login: 200, and the same 401 body for an unknown email and a wrong password', async () => {
+      const { email } = await register();
+      const ok = await call(app.url, '/api/auth/login', { json: { email: ` ${email.toUpperCase()} `, password: PASSWORD } });
+      expect(ok.status).toBe(200);
+      expect(ok.body.tokenType).toBe('Bearer');
+      const wrong = await call(app.url, '/api/auth/login', { json: { email, password: 'wrong password here' } });
+      const unknown = await call(app.url, '/api/auth/login', { json: { email: uniqueEmail(), password: PASSWORD } });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body).toEqual(unknown.body);
+      expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
+    });
+
+    it('no silent truncation: passwords sharing their first 72 bytes are different passwords', async () => {
+      const prefix = 'p'.repeat(72);
+      const { email } = await register(uniqueEmail(), `${prefix}-one`);
+      expect((await call(app.url, '/api/auth/login', { json: { email, password: `${prefix}-two` } })).status).toBe(401);
+      expect((await call(app.url, '/api/auth/login', { json: { email, password: `${prefix}-one` } })).status).toBe(200);
+    });
+
+    it('password change returns a new token and revokes the earlier ones', async () => {
+      const { body, email } = await register();
+      const second = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      const changed = await call(app.url, '/api/auth/password/change', { token: body.token, json: { currentPassword: PASSWORD, newPassword: 'new secret phrase 42' } });
+      expect(changed.status).toBe(200);
+      expect((await call(app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
+      expect((await call(app.url, '/api/auth/me', { token: second.body.token })).status).toBe(401);
+      expect((await call(app.url, '/api/auth/me', { token: changed.body.token })).status).toBe(200);
+      const wrongCurrent = await call(app.url, '/api/auth/password/change', { token: changed.body.token, json: { currentPassword: PASSWORD, newPassword: 'another phrase 43' } });
+      expect(wrongCurrent.status).toBe(401);
+    });
+
+    it('forgot → real mail with the link on its own line → reset; the link works once', async () => {
+      const { body, email } = await register();
+      const since = mail.messages.length;
+      const forgot = await call(app.url, '/api/auth/password/forgot', {
+        json: { email },
+        headers: { host: 'evil.test', 'x-forwarded-host': 'evil.test' },
+      });
+      expect(forgot).toMatchObject({ status: 202, body: { ok: true } });
+      const message = await mail.waitForMail(email, { since, subject: /password/i });
+      const link = linkFrom(message, `${APP_URL}/reset-password?token=`);
+      expect(message.text).not.toContain('evil.test');
+      const token = new URL(link).searchParams.get('token')!;
+      expect(Buffer.from(token, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
+      const reset = await call(app.url, '/api/auth/password/reset', { json: { token, password: 'fresh passphrase 77' } });
+      expect(reset.status).toBe(200);
+      expect(reset.body.user.emailVerified).toBe(true);
+      expect((await call(app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
+      expect((await call(app.url, '/api/auth/login', { json: { email, password: 'fresh passphrase 77' } })).status).toBe(200);
+      const replay = await call(app.url, '/api/auth/password/reset', { json: { token, password: 'yet another phrase' } });
+      expect(replay.status).toBe(401);
+      expect(replay.body.error.code).toBe('INVALID_TOKEN');
+    });
+
+    it('forgot answers the same for an unknown email and sends nothing', async () => {
+      const email = uniqueEmail();
+      const response = await call(app.url, '/api/auth/password/forgot', { json: { email } });
+      expect(response).toMatchObject({ status: 202, body: { ok: true } });
+      await expect(mail.waitForMail(email, { timeoutMs: 500 })).rejects.toThrow();
+    });
+
+    it('email verification by mailed link', async () => {
+      const { body, email } = await register();
+      const since = mail.messages.length;
+      expect((await call(app.url, '/api/auth/email/verify/send', { method: 'POST', token: body.token })).status).toBe(202);
+      const link = linkFrom(await mail.waitForMail(email, { since, subject: /confirm/i }), `${APP_URL}/verify-email?token=`);
+      const verified = await call(app.url, '/api/auth/email/verify', { json: { token: new URL(link).searchParams.get('token') } });
+      expect(verified.status).toBe(200);
+      expect(verified.body.user).toMatchObject({ email, emailVerified: true });
+      const unknown = await call(app.url, '/api/auth/email/verify', { json: { token: 'x'.repeat(43) } });
+      expect(unknown.body.error.code).toBe('INVALID_TOKEN');
+    });
+
+    it('concurrent registrations of one email: exactly one 201, the rest 409, never 500', async () => {
+      const email = uniqueEmail();
+      const results = await Promise.all(Array.from({ length: 8 }, () => register(email)));
+      expect(results.filter((result) => result.status === 201)).toHaveLength(1);
+      expect(results.filter((result) => result.status === 409)).toHaveLength(7);
+    });
+  });
+
+  describe('the guard and tokens (B.2)', () => {
+    const sign = (claims: Record<string, unknown>, secret = JWT_SECRET) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
+
+    it('rejects alg none, a tampered payload, another secret, an expired token and an unissued jti', async () => {
+      const { body } = await register();
+      const [header, payload, signature] = body.token.split('.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const now = Math.floor(Date.now() / 1000);
+      const attacks = {
+        none: `${encode({ alg: 'none', typ: 'JWT' })}.${payload}.`,
+        noneNoSignature: `${encode({ alg: 'none' })}.${payload}`,
+        tampered: `${header}.${encode({ ...claims, exp: claims.exp + 1000 })}.${signature}`,
+        otherSecret: await sign(claims, 'another-secret-another-secret-another-secret'),
+        expired: await sign({ ...claims, iat: now - 100, exp: now - 10 }),
+        unissued: await sign({ ...claims, jti: 'made-up' }),
+      };
+      for (const [name, token] of Object.entries(attacks)) {
+        const response = await call(app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status, name).toBe(401);
+        expect(response.body.error.code, name).toBe('UNAUTHENTICATED');
+      }
+      expect((await call(app.url, '/api/auth/me', { headers: { authorization: `bearer ${body.token}` } })).status).toBe(200);
+      expect((await call(app.url, `/api/auth/me?access_token=${body.token}`)).status).toBe(401);
+      expect((await call(app.url, '/api/auth/me', { headers: { cookie: `token=${body.token}` } })).status).toBe(401);
+    });
+
+    it('logout revokes the presented token; logout-all revokes every token', async () => {
+      const { body, email } = await register();
+      const other = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      expect((await call(app.url, '/api/auth/logout', { method: 'POST', token: body.token })).status).toBe(204);
+      expect((await call(app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
+      expect((await call(app.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
+      const third = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      expect((await call(app.url, '/api/auth/logout-all', { method: 'POST', token: other.body.token })).status).toBe(204);
+      expect((await call(app.url, '/api/auth/me', { token: other.body.token })).status).toBe(401);
+      expect((await call(app.url, '/api/auth/me', { token: third.body.token })).status).toBe(401);
+    });
+
+    it('reset tokens are not access tokens', async () => {
+      const { email } = await register();
+      const since = mail.messages.length;
+      await call(app.url, '/api/auth/password/forgot', { json: { email } });
+      const token = new URL(linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/reset-password?token=`)).searchParams.get('token');
+      expect((await call(app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    });
+  });
+
+  describe('hostile input (B.1, B.11)', () => {
+    it('malformed JSON → 400 INVALID_JSON; wrong type → 415; over 100 kB → 413; the process survives', async () => {
+      const malformed = await call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '{"email": ' });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error.code).toBe('INVALID_JSON');
+      const form = await call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a@b.c&password=x' });
+      expect(form.status).toBe(415);
+      expect(form.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      const huge = await call(app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name: 'x'.repeat(200 * 1024) } });
+      expect(huge.status).toBe(413);
+      expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+      const array = await call(app.url, '/api/auth/login', { json: [1, 2, 3] });
+      expect(array.status).toBe(400);
+      const primitive = await call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '"just a string"' });
+      expect(primitive.status).toBe(400);
+      expect((await call(app.url, '/healthz')).status).toBe(200);
+    });
+
+    it('hostile strings are stored verbatim or refused, never a 500', async () => {
+      const names = ["Robert'); DROP TABLE \"User\";--", '<script>alert(1)</script>', '名前 🚀 Ünïcødé', '\u202eevil', 'a\u0000b'];
+      for (const name of names) {
+        const response = await call(app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name } });
+        expect(response.status, JSON.stringify(name)).toBeLessThan(500);
+        if (response.status === 201) expect(response.body.user.name).toBe(name.trim());
+      }
+      for (const email of ["x@example.com' OR 1=1--", 'a@b.c\r\nBcc: victim@example.com', { $ne: null }, ['a@b.c'], 'a'.repeat(300) + '@example.com']) {
+        const response = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+        expect(response.status, JSON.stringify(email)).toBe(400);
+      }
+    });
+
+    it('errors never leak stacks, SQL or Prisma codes', async () => {
+      const responses = await Promise.all([
+        call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '{' }),
+        call(app.url, '/api/auth/register', { json: { email: 'bad' } }),
+        call(app.url, '/api/auth/email/verify', { json: { token: "' OR 1=1 --" } }),
+      ]);
+      for (const response of responses) {
+        expect(JSON.stringify(response.body)).not.toMatch(/at \w+ \(|prisma|P20\d\d|SELECT|node_modules|\.ts:/i);
+      }
+    });
+
+    it('logs are JSON lines without passwords, tokens or Authorization headers', async () => {
+      const secret = `log-probe-${Date.now()} passphrase`;
+      const { body } = await register(uniqueEmail(), secret);
+      await call(app.url, '/api/auth/me', { token: body.token });
+      await call(app.url, `/api/auth/email/verify?token=${body.token}`, { json: { token: body.token } });
+      const output = app.output();
+      expect(output).not.toContain(secret);
+      expect(output).not.toContain(body.token);
+      for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+    });
+  });
+
+  describe('protection (B.11) and start-up (B.2)', () => {
+    it('rate limits login per IP with 429 RATE_LIMITED and Retry-After', async () => {
+      const limited = await startAppProcess(setup.fixture().dir, { ...env(), RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
+      try {
+        const attempts = [];
+        for (let i = 0; i < 4; i++) attempts.push(await call(limited.url, '/api/auth/login', { json: { email: uniqueEmail(), password: PASSWORD } }));
+        expect(attempts.slice(0, 3).map((attempt) => attempt.status)).toEqual([401, 401, 401]);
+        expect(attempts[3]!.status).toBe(429);
+        expect(attempts[3]!.body.error.code).toBe('RATE_LIMITED');
+        expect(Number(attempts[3]!.headers.get('retry-after'))).toBeGreaterThan(0);
+        const spoofed = await call(limited.url, '/api/auth/login', { json: { email: uniqueEmail(), password: PASSWORD }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+        expect(spoofed.status).toBe(429);
+      } finally {
+        await limited.stop();
+      }
+    });
+
+    it('production refuses a missing, short or placeholder JWT_SECRET: exit 1, a clear message, no port', async () => {
+      for (const secret of [undefined, 'too-short', 'replace-with-a-random-secret-of-at-least-32-characters']) {
+        const result = await runAppUntilExit(setup.fixture().dir, { ...env(), NODE_ENV: 'production', BCRYPT_COST: '12', JWT_SECRET: secret ?? '' });
+        expect(result.code, String(secret)).toBe(1);
+        expect(result.output).toContain('JWT_SECRET');
+        expect(result.output).not.toContain('server listening');
+        await expect(fetch(`http://127.0.0.1:${result.port}/healthz`)).rejects.toThrow();
+      }
+    });
+
+    it('production refuses a bcrypt cost below 12', async () => {
+      const result = await runAppUntilExit(setup.fixture().dir, { ...env(), NODE_ENV: 'production', BCRYPT_COST: '4' });
+      expect(result.code).toBe(1);
+      expect(result.output).toContain('BCRYPT_COST');
+    });
+
+    it('stops cleanly on SIGTERM', async () => {
+      const extra = await startAppProcess(setup.fixture().dir, env());
+      expect(await extra.stop()).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,85 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import type { PreparedFixture } from '../helpers/fixtures.js';
+import { findDrift } from '../helpers/schema-engine.js';
+
+function sourceFiles(dir: string, root = dir): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    const relative = path.relative(root, full);
+    if (['node_modules', 'dist', '.git'].includes(name) || relative === path.join('src', 'generated')) return [];
+    return statSync(full).isDirectory() ? sourceFiles(full, root) : [full];
+  });
+}
+
+/** Package name of a bare import specifier, or undefined for relative and node: imports. */
+function packageOf(specifier: string): string | undefined {
+  if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier)) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+export interface ProjectCheckSetup {
+  fixture: () => PreparedFixture;
+  db: 'sqlite' | 'postgresql';
+  databaseUrl: () => string;
+}
+
+/** What every generated project must be: compiles, tests pass, declares what it imports, no leftovers, no drift. */
+export function projectChecks(setup: ProjectCheckSetup): void {
+  it('type-checks in strict mode (tsc --noEmit)', () => {
+    expect(setup.fixture().run('typecheck')).toContain('tsc --noEmit');
+  });
+
+  it("passes its own test suite (npm test)", () => {
+    const output = setup.fixture().run('test');
+    expect(output).toMatch(/Tests\s+\d+ passed/);
+    expect(output).not.toMatch(/skipped|todo|failed/);
+  });
+
+  it('declares every package it imports, and imports every runtime package it declares', () => {
+    const { dir } = setup.fixture();
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const declared = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)]);
+    const imported = new Set<string>();
+    for (const file of sourceFiles(dir).filter((candidate) => /\.(ts|mts|mjs|js)$/.test(candidate))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const name = packageOf(match[1] ?? match[2] ?? match[3]!);
+        if (!name) continue;
+        imported.add(name);
+        expect(declared.has(name), `${path.relative(dir, file)} imports ${name}`).toBe(true);
+      }
+    }
+    // The Prisma client generated into src/generated imports @prisma/client at run time.
+    imported.add('@prisma/client');
+    for (const name of Object.keys(pkg.dependencies)) expect(imported.has(name), `dependency ${name} is never imported`).toBe(true);
+    const scripts = Object.values(pkg.scripts).join(' ');
+    for (const name of Object.keys(pkg.devDependencies)) {
+      const used = imported.has(name) || (name.startsWith('@types/') && (imported.has(name.slice(7)) || name === '@types/node')) || (name === 'typescript' && scripts.includes('tsc')) || scripts.includes(name);
+      expect(used, `devDependency ${name} is never used`).toBe(true);
+    }
+  });
+
+  it('contains no template leftovers', () => {
+    const { dir } = setup.fixture();
+    for (const file of sourceFiles(dir).filter((candidate) => !candidate.endsWith('.db'))) {
+      const text = readFileSync(file, 'utf8');
+      const name = path.relative(dir, file);
+      expect(text, name).not.toMatch(/\{\{|\}\}/);
+      expect(text, name).not.toMatch(/\n\s*\n\s*\n/);
+      expect(text, name).not.toMatch(/[ \t]+\n/);
+      if (name.endsWith('.ts')) expect(text, name).not.toMatch(/^\s*(import|export) \{\s*\} from/m);
+    }
+  });
+
+  it("its committed migrations produce exactly its Prisma schema (Prisma's schema engine)", async () => {
+    const { dir } = setup.fixture();
+    const schema = readFileSync(path.join(dir, 'prisma/schema.prisma'), 'utf8');
+    const url = setup.db === 'sqlite' ? `file:${path.join(dir, 'dev.db')}` : setup.databaseUrl();
+    expect(await findDrift({ db: setup.db, url, schema })).toBe('');
+  });
+}
