@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, runAppUntilExit, startAppProcess, type AppProcess } from '../helpers/app-process.js';
 import { linkFrom, smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
+import { redisCommand, REDIS_HOST, REDIS_PORT } from '../helpers/redis.js';
 
 export const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 const APP_URL = 'http://frontend.test';
@@ -14,6 +15,8 @@ const uniqueEmail = () => `user${Date.now()}x${++counter}@example.com`;
 export interface ScenarioSetup {
   fixture: () => PreparedFixture;
   databaseUrl: () => string;
+  /** A Redis database index of its own, so fixtures running in parallel do not share counters. */
+  redisDb: number;
 }
 
 /**
@@ -326,6 +329,23 @@ export function describeJwtApp(setup: ScenarioSetup): void {
         expect(spoofed.status).toBe(429);
       } finally {
         await limited.stop();
+      }
+    });
+
+    it('with REDIS_URL, instances share one counter', async () => {
+      expect(await redisCommand(setup.redisDb, 'FLUSHDB')).toBe('+OK');
+      const shared = { ...env(), RATE_LIMIT_MAX: '3', REDIS_URL: `redis://${REDIS_HOST}:${REDIS_PORT}/${setup.redisDb}` };
+      const first = await startAppProcess(setup.fixture().dir, shared);
+      const second = await startAppProcess(setup.fixture().dir, shared);
+      try {
+        const statuses = [];
+        for (const instance of [first, second, first, second]) {
+          statuses.push((await call(instance.url, '/api/auth/password/forgot', { json: { email: uniqueEmail() } })).status);
+        }
+        expect(statuses).toEqual([202, 202, 202, 429]);
+      } finally {
+        await first.stop();
+        await second.stop();
       }
     });
 

@@ -15,5 +15,5 @@ describe('minimal fixture (jwt, SQLite): the generated project', () => {
 });
 
 describe('minimal fixture (jwt, SQLite): the running server', () => {
-  describeJwtApp({ fixture: () => fixture, databaseUrl });
+  describeJwtApp({ fixture: () => fixture, databaseUrl, redisDb: 13 });
 });

@@ -20,7 +20,7 @@ describe('postgresql fixture (jwt, PostgreSQL): the generated project', () => {
 });
 
 describe('postgresql fixture (jwt, PostgreSQL): the running server', () => {
-  describeJwtApp({ fixture: () => fixture, databaseUrl: () => database.url });
+  describeJwtApp({ fixture: () => fixture, databaseUrl: () => database.url, redisDb: 14 });
 });
 
 describe('postgresql fixture: a database that is down', () => {
