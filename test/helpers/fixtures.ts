@@ -70,6 +70,8 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
   if (cacheFits) renameSync(modulesCache, path.join(dir, 'node_modules'));
   const childEnv = { ...process.env, ...env, NODE_ENV: '' } as NodeJS.ProcessEnv;
   delete childEnv.NODE_ENV;
+  delete childEnv.FORCE_COLOR;
+  childEnv.NO_COLOR = '1';
   delete childEnv.VITEST;
   delete childEnv.VITEST_WORKER_ID;
   delete childEnv.VITEST_POOL_ID;

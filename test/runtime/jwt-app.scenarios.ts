@@ -115,7 +115,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     });
 
     it('refuses common passwords with a reason', async () => {
-      const { status, body } = await register(uniqueEmail(), 'iloveyou123');
+      const { status, body } = await register(uniqueEmail(), 'Password1');
       expect(status).toBe(400);
       expect(body.error.details[0].message).toMatch(/common/);
     });
