@@ -1,0 +1,21 @@
+import { Router } from 'express';
+import type { AppContext } from '../../../context.js';
+import { validate } from '../../../http/validate.js';
+import { sendMagicLinkBody, verifyMagicLinkQuery } from './magic-link.schemas.js';
+import { sendMagicLink, verifyMagicLink } from './magic-link.service.js';
+
+/** Passwordless sign-in: a single-use link mailed to the address. */
+export function createMagicLinkRoutes(ctx: AppContext): Router {
+  const router = Router();
+
+  router.post('/api/auth/magic-link/send', ctx.rateLimit('magic-link-send'), async (req, res) => {
+    await sendMagicLink(ctx, validate(sendMagicLinkBody, req.body).email);
+    res.status(202).json({ ok: true });
+  });
+
+  router.get('/api/auth/magic-link/verify', async (req, res) => {
+    res.json(await verifyMagicLink(ctx, validate(verifyMagicLinkQuery, req.query).token));
+  });
+
+  return router;
+}
