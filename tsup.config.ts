@@ -7,4 +7,9 @@ export default defineConfig({
   platform: 'node',
   clean: true,
   sourcemap: true,
+  // Bundling the few runtime dependencies into dist/ saves a third of every run's CPU time
+  // (measured: 0.23 s against 0.36 s). @clack/prompts stays a separate chunk, loaded only when
+  // prompting. Bundled CommonJS code (handlebars) still needs `require` for Node built-ins.
+  noExternal: [/.*/],
+  banner: { js: "import { createRequire as __gatekitCreateRequire } from 'node:module'; const require = __gatekitCreateRequire(import.meta.url);" },
 });
