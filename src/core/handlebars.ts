@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Handlebars from 'handlebars';
 
 /** One Handlebars instance for every template, with the few helpers templates may use. */
@@ -7,6 +8,16 @@ handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 handlebars.registerHelper('includes', (list: unknown, value: unknown) => Array.isArray(list) && list.includes(value));
 handlebars.registerHelper('and', (...args: unknown[]) => args.slice(0, -1).every(Boolean));
 handlebars.registerHelper('or', (...args: unknown[]) => args.slice(0, -1).some(Boolean));
+/**
+ * Manifest imports ("./modules/auth/x.js") are relative to src/. A template in a subfolder of src/
+ * writes {{importFrom "modules/auth" import}} to get the path relative to its own folder ("./x.js").
+ */
+export function importFrom(folder: string, specifier: string): string {
+  const relative = path.posix.relative(folder, path.posix.normalize(specifier));
+  return relative.startsWith('.') ? relative : `./${relative}`;
+}
+
+handlebars.registerHelper('importFrom', (folder: string, specifier: string) => importFrom(folder, specifier));
 handlebars.registerHelper('json', (value: unknown) => JSON.stringify(value, null, 2));
 
 /** Renders a value as a TypeScript literal in the generated code's style (single quotes, 2 spaces). */
