@@ -66,7 +66,7 @@ describe('generate', () => {
 
   it('--json prints one JSON summary on stdout and human lines on stderr', () => {
     const dir = target('json');
-    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--json']);
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--json']);
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout);
     expect(summary.directory).toBe(dir);
@@ -81,7 +81,7 @@ describe('generate', () => {
 
   it('writes gatekit.json with the command that reproduces the project', () => {
     const dir = target('meta');
-    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--db', 'postgresql']).status).toBe(0);
+    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--db', 'postgresql']).status).toBe(0);
     const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
     expect(metadata).toMatchObject({ templateVersion: '3.1', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
     const again = target('meta-again');

@@ -19,8 +19,11 @@ function usageError(run: () => unknown): string {
 }
 
 describe('resolveSelection', () => {
-  it('defaults to base + jwt, base first', () => {
-    expect(ids({})).toEqual(['base', 'jwt']);
+  it('defaults to base + jwt (+ orgs when offered), base first', () => {
+    expect(ids({ orgs: false })).toEqual(['base', 'jwt']);
+    const defaults = ids({});
+    expect(defaults.slice(0, 2)).toEqual(['base', 'jwt']);
+    expect(defaults.includes('orgs')).toBe(registry.modules.has('orgs'));
   });
 
   it('names an unknown id, suggests the closest and lists the valid ones', () => {
@@ -35,7 +38,7 @@ describe('resolveSelection', () => {
   });
 
   it('accepts oauth all and none', () => {
-    expect(ids({ oauth: ['none'] })).toEqual(['base', 'jwt']);
+    expect(ids({ oauth: ['none'], orgs: false })).toEqual(['base', 'jwt']);
     const all = resolveSelection(mergeChoices({ oauth: ['all'] }), registry);
     expect(all.every((module) => ['base', 'direct', 'oauth', 'module'].includes(module.manifest.category))).toBe(true);
   });
@@ -49,6 +52,7 @@ describe('resolveSelection', () => {
 
   it('offers jwt from release 1.0 on', () => {
     expect(ids({ templateVersion: '1.0' })).toEqual(['base', 'jwt']);
+    expect(() => ids({ templateVersion: '1.0', orgs: true })).toThrow(/--orgs/);
   });
 
   it('refuses a selection without any way to sign in', () => {
