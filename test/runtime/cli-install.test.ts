@@ -1,19 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORK_DIR } from '../helpers/fixtures.js';
+import { tmpdir } from 'node:os';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import { createTempPgSchema, parsePostgresUrl, type TempPgSchema } from '../helpers/schema-engine.js';
 
 let database: TempPgSchema;
 let result: CliResult;
-const dir = path.join(WORK_DIR, 'cli-install-postgresql');
+// Outside this repository: the CLI rightly skips `git init` inside another git work tree.
+const dir = path.join(tmpdir(), 'gatekit-cli-install', 'cli-install-postgresql');
 
 beforeAll(async () => {
   database = await createTempPgSchema();
-  spawnSync('rm', ['-rf', dir]);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dir), { recursive: true });
   result = runCli([dir, '--yes', '--auth', 'jwt', '--no-orgs', '--db', 'postgresql'], { env: { DATABASE_URL: database.url, NO_COLOR: '1' } });
 });
 afterAll(async () => {
