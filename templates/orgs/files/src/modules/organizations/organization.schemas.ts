@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { emailAddress } from '../auth/email-address.js';
+import { INVITABLE_ROLES, ROLES } from './roles.js';
+import { slug } from './slug.js';
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+const name = z
+  .string({ error: 'name is required' })
+  .trim()
+  .min(1, 'name is required')
+  .max(100, 'name must be at most 100 characters')
+  .refine((value) => !CONTROL_CHARACTERS.test(value), 'name must be a single line of text');
+
+/** Empty clears the description. */
+const description = z
+  .string({ error: 'description must be a string' })
+  .trim()
+  .max(500, 'description must be at most 500 characters')
+  .transform((value) => value || null)
+  .nullable();
+
+export const createOrganizationBody = z.object({
+  name,
+  slug: slug.optional(),
+  description: description.optional(),
+});
+
+export const updateOrganizationBody = z.object({
+  name: name.optional(),
+  slug: slug.optional(),
+  description: description.optional(),
+});
+
+export const inviteBody = z.object({
+  email: emailAddress,
+  role: z
+    .enum(INVITABLE_ROLES, { error: 'role must be admin or member (owners are made by promoting a member)' })
+    .default('member'),
+  /** Re-send a pending invite: a new link and a new expiry; the old link stops working. */
+  resend: z.boolean({ error: 'resend must be true or false' }).default(false),
+});
+
+export const changeRoleBody = z.object({
+  role: z.enum(ROLES, { error: 'role must be owner, admin or member' }),
+});
+
+export type CreateOrganizationInput = z.infer<typeof createOrganizationBody>;
+export type UpdateOrganizationInput = z.infer<typeof updateOrganizationBody>;
+export type InviteInput = z.infer<typeof inviteBody>;
