@@ -18,10 +18,11 @@ export async function sendMagicLink(ctx: AppContext, email: string): Promise<voi
   const minutes = ctx.config.MAGIC_LINK_EXPIRY_MINUTES;
   const token = await createOneTimeToken(ctx, { purpose: PURPOSE, userId: user?.id, email, ttlSeconds: minutes * 60 });
   const link = `${ctx.config.APP_URL}/magic-link?token=${token}`;
+  const validity = minutes === 1 ? '1 minute' : `${minutes} minutes`;
   sendInBackground(ctx.mailer, ctx.logger, {
     to: email,
     subject: 'Your sign-in link',
-    text: `To sign in, open this link within ${minutes} minutes:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this mail.\n`,
+    text: `To sign in, open this link within ${validity}:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this mail.\n`,
   });
 }
 
