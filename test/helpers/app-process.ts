@@ -30,22 +30,28 @@ export interface AppProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node dist/server.js` of a generated app on 127.0.0.1 and waits until /healthz answers. */
-export async function startAppProcess(dir: string, env: Record<string, string>): Promise<AppProcess> {
+/** `node dist/server.js` of a generated app on a free 127.0.0.1 port, collecting its output. */
+async function spawnServer(dir: string, env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
     cwd: dir,
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const collected = { text: '' };
+  child.stdout.on('data', (chunk: Buffer) => (collected.text += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (collected.text += chunk.toString()));
+  return { port, child, collected };
+}
+
+/** Starts a generated app's built server and waits until /healthz answers. */
+export async function startAppProcess(dir: string, env: Record<string, string>): Promise<AppProcess> {
+  const { port, child, collected } = await spawnServer(dir, env);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${collected.text}`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {
@@ -53,7 +59,7 @@ export async function startAppProcess(dir: string, env: Record<string, string>):
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`app did not answer /healthz within 30 s:\n${output}`);
+      throw new Error(`app did not answer /healthz within 30 s:\n${collected.text}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -61,7 +67,7 @@ export async function startAppProcess(dir: string, env: Record<string, string>):
     url,
     port,
     child,
-    output: () => output,
+    output: () => collected.text,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
@@ -71,19 +77,11 @@ export async function startAppProcess(dir: string, env: Record<string, string>):
 
 /** Runs the server expecting it to stop by itself (e.g. refused configuration). */
 export async function runAppUntilExit(dir: string, env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; output: string; port: number }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    cwd: dir,
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const { port, child, collected } = await spawnServer(dir, env);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
-  return { code, output, port };
+  return { code, output: collected.text, port };
 }
 
 /** fetch with JSON in and out. */

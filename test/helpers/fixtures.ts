@@ -62,7 +62,7 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(WORK_DIR, { recursive: true });
-  const env = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
+  const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
   const generated = runCli([dir, '--config', path.join(FIXTURES_DIR, `${name}.json`), '--yes', '--no-install', '--no-git', '--pm', 'npm'], { env });
   if (generated.status !== 0) throw new Error(`generating ${name} failed:\n${generated.stderr}`);
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { readMigrations } from './migration-files.js';
+import { pendingMigrations } from './migration-files.js';
 import { splitSchema } from './postgres-url.js';
 
 /** The advisory lock Prisma itself takes, so two deploys never run migrations at the same time. */
@@ -38,14 +38,7 @@ export async function applyMigrations(url: string): Promise<string[]> {
     );
     const applied = new Map(rows.map((row) => [row.name, row.checksum]));
     const done: string[] = [];
-    for (const migration of readMigrations()) {
-      const checksum = applied.get(migration.name);
-      if (checksum !== undefined) {
-        if (checksum !== migration.checksum) {
-          throw new Error(`Migration ${migration.name} was changed after it was applied. Create a new migration instead.`);
-        }
-        continue;
-      }
+    for (const migration of pendingMigrations(applied)) {
       await client.query('BEGIN');
       try {
         const startedAt = new Date();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { readMigrations } from './migration-files.js';
+import { pendingMigrations } from './migration-files.js';
 
 /** Prisma's own bookkeeping table, so `prisma migrate deploy` sees what was applied here. */
 const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -32,14 +32,7 @@ export async function applyMigrations(url: string): Promise<string[]> {
       'INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)',
     );
     const done: string[] = [];
-    for (const migration of readMigrations()) {
-      const checksum = applied.get(migration.name);
-      if (checksum !== undefined) {
-        if (checksum !== migration.checksum) {
-          throw new Error(`Migration ${migration.name} was changed after it was applied. Create a new migration instead.`);
-        }
-        continue;
-      }
+    for (const migration of pendingMigrations(applied)) {
       const startedAt = Date.now();
       db.transaction(() => {
         db.exec(migration.sql);

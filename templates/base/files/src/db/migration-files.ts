@@ -21,3 +21,18 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
       return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     });
 }
+
+/**
+ * The migrations still to apply, given what the database recorded (name -> checksum). A recorded
+ * migration whose file changed since is an error: applied migrations are never rewritten.
+ */
+export function pendingMigrations(applied: Map<string, string>, dir = MIGRATIONS_DIR): MigrationFile[] {
+  return readMigrations(dir).filter((migration) => {
+    const checksum = applied.get(migration.name);
+    if (checksum === undefined) return true;
+    if (checksum !== migration.checksum) {
+      throw new Error(`Migration ${migration.name} was changed after it was applied. Create a new migration instead.`);
+    }
+    return false;
+  });
+}
