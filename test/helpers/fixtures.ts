@@ -39,6 +39,22 @@ function run(command: string, args: string[], options: SpawnSyncOptions & { step
   return String(result.stdout);
 }
 
+/**
+ * One real install per distinct dependency set: fixtures whose package.json declares the same
+ * packages start from a hard-linked copy of the first one's node_modules, then still run a real
+ * `npm install` (which checks the tree and generates their own Prisma client).
+ */
+function sharedInstallDir(projectDir: string): string {
+  const pkg = JSON.parse(readFileSync(path.join(projectDir, 'package.json'), 'utf8'));
+  const key = createHash('sha256').update(JSON.stringify([pkg.dependencies, pkg.devDependencies])).digest('hex').slice(0, 16);
+  return path.join(WORK_DIR, `.installed-${key}`);
+}
+
+function linkTree(from: string, to: string): void {
+  const result = spawnSync('cp', ['-al', from, to]);
+  if (result.status !== 0) throw new Error(`cp -al ${from} ${to} failed: ${result.stderr}`);
+}
+
 export interface PreparedFixture {
   name: string;
   dir: string;
@@ -68,6 +84,8 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
 
   const cacheFits = existsSync(modulesCache) && readFileSync(`${modulesCache}.stamp`, 'utf8') === stamp(path.join(dir, 'package.json'));
   if (cacheFits) renameSync(modulesCache, path.join(dir, 'node_modules'));
+  const shared = sharedInstallDir(dir);
+  if (!cacheFits && existsSync(shared)) linkTree(shared, path.join(dir, 'node_modules'));
   const childEnv = { ...process.env, ...env, NODE_ENV: '' } as NodeJS.ProcessEnv;
   delete childEnv.NODE_ENV;
   delete childEnv.FORCE_COLOR;
@@ -78,6 +96,15 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
   const npm = (args: string[], step: string, extraEnv: Record<string, string> = {}) =>
     run('npm', args, { cwd: dir, env: { ...childEnv, ...extraEnv }, step: `${name}: ${step}` });
   npm(['install', '--no-audit', '--no-fund', '--prefer-offline'], 'npm install');
+  if (!existsSync(shared)) {
+    const partial = `${shared}.partial-${process.pid}`;
+    linkTree(path.join(dir, 'node_modules'), partial);
+    try {
+      renameSync(partial, shared);
+    } catch {
+      rmSync(partial, { recursive: true, force: true }); // another worker got there first
+    }
+  }
   npm(['run', 'build'], 'npm run build');
   npm(['run', 'db:migrate'], 'npm run db:migrate');
   return {
