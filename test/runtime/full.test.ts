@@ -46,6 +46,6 @@ describe('full fixture: the running server', () => {
     const { body } = await call(app.url, '/api/auth/providers');
     const expected = JSON.parse((await import('node:fs')).readFileSync(path.join(fixture.dir, 'gatekit.json'), 'utf8')).modules;
     if (expected.some((module: { id: string }) => module.id === 'jwt')) expect(body.methods).toContain('password');
-    if (expected.some((module: { id: string }) => module.id === 'magic-link')) expect(body.methods).toContain('magic-link');
+    if (expected.some((module: { id: string }) => module.id === 'magic-link')) expect(body.methods).toContain('magic_link');
   });
 });
