@@ -64,6 +64,20 @@ export function projectChecks(setup: ProjectCheckSetup): void {
     }
   });
 
+  it('documents in .env.example every variable it reads', () => {
+    const { dir } = setup.fixture();
+    const documented = new Set([...readFileSync(path.join(dir, '.env.example'), 'utf8').matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]));
+    const read = new Set<string>();
+    for (const file of sourceFiles(path.join(dir, 'src')).concat(sourceFiles(path.join(dir, 'test')), sourceFiles(path.join(dir, 'scripts')))) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) read.add(match[1]!);
+      // Config shapes: `NAME: z.…` entries merged into src/config.ts
+      for (const match of text.matchAll(/^\s+([A-Z][A-Z0-9_]*): z\./gm)) read.add(match[1]!);
+    }
+    expect(read.size).toBeGreaterThan(10);
+    for (const name of read) expect(documented.has(name), `${name} is read but not in .env.example`).toBe(true);
+  });
+
   it('contains no template leftovers', () => {
     const { dir } = setup.fixture();
     for (const file of sourceFiles(dir).filter((candidate) => !candidate.endsWith('.db'))) {

@@ -5,13 +5,13 @@ import { applyMigrations } from '../../src/db/migrate.js';
 import { splitSchema } from '../../src/db/postgres-url.js';
 
 /**
- * A new PostgreSQL schema with every migration applied, in the database of TEST_DATABASE_URL
- * (or DATABASE_URL from the environment or .env). Dropped again after the tests.
+ * A new PostgreSQL schema with every migration applied, in the database of DATABASE_URL (from the
+ * environment or .env). Dropped again after the tests, so your own data is never touched.
  */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!process.env.TEST_DATABASE_URL && !process.env.DATABASE_URL && existsSync('.env')) process.loadEnvFile('.env');
-  const base = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!base) throw new Error('Set TEST_DATABASE_URL or DATABASE_URL to a PostgreSQL database for the tests.');
+  if (!process.env.DATABASE_URL && existsSync('.env')) process.loadEnvFile('.env');
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error('Set DATABASE_URL to a PostgreSQL database for the tests.');
   const schema = `test_${randomUUID().replace(/-/g, '')}`;
   const url = new URL(splitSchema(base).connectionString);
   url.searchParams.set('schema', schema);
