@@ -1,0 +1,332 @@
+/**
+ * The magic-link module (CONTRACT B.5) on generated apps, alone and together with jwt: each app is
+ * generated, installed, built and migrated for real, then started as its own process and exercised
+ * over HTTP, with a real SMTP server catching the mails.
+ */
+import { request as httpRequest } from 'node:http';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { linkFrom, smtpEnv, startMailCatcher, type Mail, type MailCatcher } from '../helpers/mail-catcher.js';
+import { projectChecks } from './project-checks.js';
+
+const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+const APP_URL = 'http://frontend.test';
+const LINK_PREFIX = `${APP_URL}/magic-link?token=`;
+const PASSWORD = 'correct horse battery staple';
+
+let counter = 0;
+const uniqueEmail = () => `link${Date.now()}x${++counter}@example.com`;
+
+/** A fresh SQLite file in the fixture folder, migrated with the app's own `db:migrate`. */
+function freshDatabase(fixture: PreparedFixture, name: string): string {
+  const url = `file:${path.join(fixture.dir, `${name}-${Date.now()}.db`)}`;
+  fixture.run('db:migrate', { DATABASE_URL: url });
+  return url;
+}
+
+const fileOf = (url: string) => url.slice('file:'.length);
+
+/** Prisma's SQLite adapter stores DateTime as ISO 8601 text ("…+00:00") by default, or as epoch ms. */
+const millis = (value: string | number) => (typeof value === 'number' ? value : Date.parse(value));
+const sameFormat = (sample: string | number, ms: number) => (typeof sample === 'number' ? ms : new Date(ms).toISOString().replace('Z', '+00:00'));
+
+/** POST with any Host header (fetch does not let a caller choose Host). */
+function postWithHost(url: string, pathname: string, host: string, body: object, headers: Record<string, string> = {}): Promise<number> {
+  const { hostname, port } = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { hostname, port, path: pathname, method: 'POST', headers: { host, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+interface MagicLinkSetup {
+  name: string;
+  fixture: () => PreparedFixture;
+  withJwt: boolean;
+}
+
+function describeMagicLinkApp(setup: MagicLinkSetup): void {
+  let mail: MailCatcher;
+  let app: AppProcess;
+  let databaseUrl: string;
+  const env = (extra: Record<string, string> = {}) => ({
+    JWT_SECRET,
+    DATABASE_URL: databaseUrl,
+    APP_URL,
+    BCRYPT_COST: '4',
+    RATE_LIMIT_MAX: '0',
+    ...smtpEnv(mail),
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    mail = await startMailCatcher();
+    databaseUrl = freshDatabase(setup.fixture(), 'magic-link');
+    app = await startAppProcess(setup.fixture().dir, env());
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await mail?.close();
+  });
+
+  async function send(url: string, email: string) {
+    return call(url, '/api/auth/magic-link/send', { json: { email } });
+  }
+
+  /** Asks for a link and returns the mail and the token in it. */
+  async function requestLink(email: string, url = app.url): Promise<{ mail: Mail; token: string; link: string }> {
+    const since = mail.messages.length;
+    const response = await send(url, email);
+    expect(response).toMatchObject({ status: 202, body: { ok: true } });
+    const received = await mail.waitForMail(email.trim().toLowerCase(), { since });
+    const link = linkFrom(received, LINK_PREFIX);
+    return { mail: received, link, token: new URL(link).searchParams.get('token')! };
+  }
+
+  const verify = (token: string, url = app.url) => call(url, `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`);
+
+  /** Waits a little and says whether any mail reached the address since `since`. */
+  async function mailArrived(email: string, since: number): Promise<boolean> {
+    return mail.waitForMail(email, { since, timeoutMs: 1000 }).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  it('documents exactly its routes in OpenAPI, and serves each of them', async () => {
+    const { body } = await call(app.url, '/api/openapi.json');
+    const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
+    expect(routes).toContain('POST /api/auth/magic-link/send');
+    expect(routes).toContain('GET /api/auth/magic-link/verify');
+    expect(routes.includes('POST /api/auth/login')).toBe(setup.withJwt);
+    expect(routes.some((route) => route.includes('/2fa/'))).toBe(false);
+    for (const route of routes) {
+      const [method, pathname] = route.split(' ') as [string, string];
+      const probe = await call(app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      expect(probe.status, route).not.toBe(404);
+    }
+    const providers = await call(app.url, '/api/auth/providers');
+    expect(providers.body.methods).toEqual(setup.withJwt ? ['password', 'magic_link'] : ['magic_link']);
+  });
+
+  it('POST /send mails {APP_URL}/magic-link?token=… on its own line; GET /verify signs up with the email verified', async () => {
+    const email = uniqueEmail();
+    const { mail: received, token } = await requestLink(`  ${email.toUpperCase()} `);
+    expect(received.to).toEqual([email]);
+    expect(received.from).toContain('test@gatekit.local');
+    // At least 128 random bits: base64url of 256 bits is 43 characters.
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    const signedIn = await verify(token);
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toEqual({
+      token: expect.any(String),
+      tokenType: 'Bearer',
+      expiresIn: 604800,
+      user: { id: expect.any(String), email, name: null, image: null, emailVerified: true, twoFactorEnabled: false, createdAt: expect.any(String) },
+    });
+    const me = await call(app.url, '/api/auth/me', { token: signedIn.body.token });
+    expect(me.body.user.id).toBe(signedIn.body.user.id);
+    // A second link signs the same account in.
+    const again = await verify((await requestLink(email)).token);
+    expect(again.body.user.id).toBe(signedIn.body.user.id);
+  });
+
+  it('stores only a hash of the token, with the configured expiry', async () => {
+    const { token } = await requestLink(uniqueEmail());
+    const db = new Database(fileOf(databaseUrl), { readonly: true });
+    try {
+      const rows = db.prepare("SELECT * FROM OneTimeToken WHERE purpose = 'magic_link' ORDER BY createdAt").all() as { tokenHash: string; expiresAt: string; createdAt: string }[];
+      expect(JSON.stringify(rows)).not.toContain(token);
+      const newest = rows.at(-1)!;
+      expect(newest.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(Math.abs(millis(newest.expiresAt) - millis(newest.createdAt) - 15 * 60_000)).toBeLessThan(5000);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('answers known and unknown emails the same', async () => {
+    const known = uniqueEmail();
+    await verify((await requestLink(known)).token);
+    const a = await send(app.url, known);
+    const b = await send(app.url, uniqueEmail());
+    expect({ status: a.status, body: a.body }).toEqual({ status: b.status, body: b.body });
+    expect(a.status).toBe(202);
+  });
+
+  it('a used link answers 401 INVALID_TOKEN, and so does an unknown one', async () => {
+    const { token } = await requestLink(uniqueEmail());
+    expect((await verify(token)).status).toBe(200);
+    expect(await verify(token)).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
+    expect(await verify('A'.repeat(43))).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
+    expect((await call(app.url, '/api/auth/magic-link/verify')).status).toBe(400);
+  });
+
+  it('two concurrent verifies of one link: exactly one succeeds', async () => {
+    const { token } = await requestLink(uniqueEmail());
+    const results = await Promise.all(Array.from({ length: 5 }, () => verify(token)));
+    expect(results.filter((result) => result.status === 200)).toHaveLength(1);
+    expect(results.filter((result) => result.status === 401)).toHaveLength(4);
+  });
+
+  it('an expired link answers 401 INVALID_TOKEN (MAGIC_LINK_EXPIRY_MINUTES=1)', async () => {
+    const short = await startAppProcess(setup.fixture().dir, env({ MAGIC_LINK_EXPIRY_MINUTES: '1' }));
+    try {
+      const { mail: received, token } = await requestLink(uniqueEmail(), short.url);
+      expect(received.text).toContain('within 1 minute');
+      const db = new Database(fileOf(databaseUrl));
+      try {
+        const row = db.prepare("SELECT id, expiresAt, createdAt FROM OneTimeToken WHERE purpose = 'magic_link' ORDER BY createdAt DESC LIMIT 1").get() as { id: string; expiresAt: string; createdAt: string };
+        expect(Math.abs(millis(row.expiresAt) - millis(row.createdAt) - 60_000)).toBeLessThan(5000);
+        // Let the minute pass without waiting for it.
+        db.prepare('UPDATE OneTimeToken SET expiresAt = ? WHERE id = ?').run(sameFormat(row.expiresAt, Date.now() - 1000), row.id);
+      } finally {
+        db.close();
+      }
+      expect(await verify(token, short.url)).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it('builds the link from APP_URL whatever Host and X-Forwarded-Host say', async () => {
+    const email = uniqueEmail();
+    const since = mail.messages.length;
+    const status = await postWithHost(app.url, '/api/auth/magic-link/send', 'evil.example', { email }, {
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+      forwarded: 'host=evil.example;proto=https',
+    });
+    expect(status).toBe(202);
+    const received = await mail.waitForMail(email, { since });
+    expect(received.text).not.toContain('evil.example');
+    expect(received.html).not.toContain('evil.example');
+    expect(linkFrom(received, LINK_PREFIX).startsWith(LINK_PREFIX)).toBe(true);
+  });
+
+  it('refuses address lists, quoted local parts and CR/LF with 400, and mails nobody', async () => {
+    const since = mail.messages.length;
+    const victim = uniqueEmail();
+    for (const email of [
+      `${victim},attacker@example.com`,
+      `${victim};attacker@example.com`,
+      `${victim} attacker@example.com`,
+      `${victim}\r\nBcc: attacker@example.com`,
+      `${victim}\nattacker@example.com`,
+      '"attacker@example.com,x"@example.com',
+      '"quoted"@example.com',
+      `Victim <${victim}>`,
+      'no-at-sign',
+    ]) {
+      const response = await send(app.url, email);
+      expect(response.status, JSON.stringify(email)).toBe(400);
+      expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    for (const body of [{}, { email: 42 }, { email: [victim, 'attacker@example.com'] }]) {
+      expect((await call(app.url, '/api/auth/magic-link/send', { json: body })).status).toBe(400);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mail.messages.slice(since)).toEqual([]);
+  });
+
+  it('MAGIC_LINK_SIGNUP=false: no mail and no account for unknown emails, the same 202; existing accounts still sign in', async () => {
+    const existing = uniqueEmail();
+    const created = await verify((await requestLink(existing)).token);
+    const closed = await startAppProcess(setup.fixture().dir, env({ MAGIC_LINK_SIGNUP: 'false' }));
+    try {
+      const unknown = uniqueEmail();
+      const since = mail.messages.length;
+      const response = await send(closed.url, unknown);
+      expect(response).toMatchObject({ status: 202, body: { ok: true } });
+      expect(await mailArrived(unknown, since)).toBe(false);
+      const { token } = await requestLink(existing, closed.url);
+      const signedIn = await verify(token, closed.url);
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.user.id).toBe(created.body.user.id);
+    } finally {
+      await closed.stop();
+    }
+  });
+
+  if (setup.withJwt) {
+    it('a user who registered with a password signs in by link into the same account', async () => {
+      const email = uniqueEmail();
+      const registered = await call(app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
+      expect(registered.status).toBe(201);
+      expect(registered.body.user.emailVerified).toBe(false);
+      const signedIn = await verify((await requestLink(email)).token);
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.user).toMatchObject({ id: registered.body.user.id, emailVerified: true });
+      const login = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      expect(login.status).toBe(200);
+      expect(login.body.user.id).toBe(registered.body.user.id);
+    });
+
+    it('a user who signed up by link can later set a password through forgot/reset', async () => {
+      const email = uniqueEmail();
+      await verify((await requestLink(email)).token);
+      const since = mail.messages.length;
+      expect((await call(app.url, '/api/auth/password/forgot', { json: { email } })).status).toBe(202);
+      const reset = linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/reset-password?token=`);
+      const response = await call(app.url, '/api/auth/password/reset', { json: { token: new URL(reset).searchParams.get('token'), password: PASSWORD } });
+      expect(response.status).toBe(200);
+      expect((await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } })).status).toBe(200);
+    });
+  }
+
+  it('logs never contain the link token', async () => {
+    const { token } = await requestLink(uniqueEmail());
+    await verify(token);
+    const output = app.output();
+    expect(output).not.toContain(token);
+    for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
+  it('rate limits magic-link send per IP with 429 RATE_LIMITED and Retry-After', async () => {
+    const limited = await startAppProcess(setup.fixture().dir, env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
+    try {
+      const statuses: number[] = [];
+      let last: Awaited<ReturnType<typeof send>> | undefined;
+      for (let i = 0; i < 4; i++) {
+        last = await send(limited.url, uniqueEmail());
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([202, 202, 202, 429]);
+      expect(last!.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.stop();
+    }
+  });
+}
+
+for (const { name, withJwt } of [
+  { name: 'jwt-magic-link', withJwt: true },
+  { name: 'magic-link', withJwt: false },
+]) {
+  describe(`${name} fixture`, () => {
+    let fixture: PreparedFixture;
+    beforeAll(() => {
+      fixture = prepareFixture(name);
+    });
+
+    describe('the generated project', () => {
+      projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });
+    });
+
+    describe('the running server (B.5)', () => {
+      describeMagicLinkApp({ name, fixture: () => fixture, withJwt });
+    });
+  });
+}

@@ -1,0 +1,459 @@
+/**
+ * The totp module (CONTRACT B.8) on generated apps (jwt + totp, jwt + magic-link + totp): each app
+ * is generated, installed, built and migrated for real, started as its own process and exercised
+ * over HTTP, with a real SMTP server. Codes come from an RFC 6238 implementation written here with
+ * node:crypto, not from the library the app uses.
+ */
+import { createHmac } from 'node:crypto';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { linkFrom, smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
+import { projectChecks } from './project-checks.js';
+
+const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+const APP_URL = 'http://frontend.test';
+const PASSWORD = 'correct horse battery staple';
+/** Tests that may wait for the next 30-second time step. */
+const STEP_TIMEOUT = 75_000;
+
+let counter = 0;
+const uniqueEmail = () => `mfa${Date.now()}x${++counter}@example.com`;
+
+// --- RFC 6238 (TOTP over RFC 4226 HOTP), independent of the app's library ---
+
+function base32Decode(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const char of text.replace(/=+$/, '').toUpperCase()) {
+    const value = alphabet.indexOf(char);
+    if (value < 0) throw new Error(`not base32: ${text}`);
+    bits += value.toString(2).padStart(5, '0');
+  }
+  return Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)));
+}
+
+function hotp(key: Buffer, counterValue: number, digits = 6): string {
+  const message = Buffer.alloc(8);
+  message.writeBigUInt64BE(BigInt(counterValue));
+  const mac = createHmac('sha1', key).update(message).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits).padStart(digits, '0');
+}
+
+const totpAt = (secret: string, step: number) => hotp(base32Decode(secret), step);
+const currentStep = () => Math.floor(Date.now() / 30_000);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Account {
+  email: string;
+  token: string;
+  userId: string;
+  secret: string;
+  recoveryCodes: string[];
+  lastStep: number;
+}
+
+/**
+ * A code of the first time step after the last one used that the server accepts now (it accepts
+ * the previous, current and next step); waits for the clock when that step is still ahead.
+ */
+async function nextCode(account: Account): Promise<string> {
+  const step = Math.max(account.lastStep + 1, currentStep());
+  while (step > currentStep() + 1) await sleep(250);
+  account.lastStep = step;
+  return totpAt(account.secret, step);
+}
+
+/** A six-digit code that matches none of the steps the server accepts now or in the next step. */
+function wrongCode(secret: string): string {
+  const valid = new Set([-1, 0, 1, 2].map((delta) => totpAt(secret, currentStep() + delta)));
+  for (let value = 123456; ; value++) {
+    const candidate = String(value % 1_000_000).padStart(6, '0');
+    if (!valid.has(candidate)) return candidate;
+  }
+}
+
+/** A fresh SQLite file in the fixture folder, migrated with the app's own `db:migrate`. */
+function freshDatabase(fixture: PreparedFixture, name: string): string {
+  const url = `file:${path.join(fixture.dir, `${name}-${Date.now()}.db`)}`;
+  fixture.run('db:migrate', { DATABASE_URL: url });
+  return url;
+}
+
+describe('the RFC 6238 implementation of these tests', () => {
+  it('matches the RFC 6238 SHA-1 test vectors', () => {
+    const key = Buffer.from('12345678901234567890');
+    const vectors: [number, string][] = [
+      [59, '94287082'],
+      [1111111109, '07081804'],
+      [1111111111, '14050471'],
+      [1234567890, '89005924'],
+      [2000000000, '69279037'],
+      [20000000000, '65353130'],
+    ];
+    for (const [seconds, expected] of vectors) expect(hotp(key, Math.floor(seconds / 30), 8)).toBe(expected);
+    expect(base32Decode('GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ').toString()).toBe('12345678901234567890');
+  });
+});
+
+interface TotpSetup {
+  name: string;
+  fixture: () => PreparedFixture;
+  withMagicLink: boolean;
+}
+
+function describeTotpApp(setup: TotpSetup): void {
+  let mail: MailCatcher;
+  let app: AppProcess;
+  let databaseUrl: string;
+  const env = (extra: Record<string, string> = {}) => ({
+    JWT_SECRET,
+    DATABASE_URL: databaseUrl,
+    APP_URL,
+    BCRYPT_COST: '4',
+    RATE_LIMIT_MAX: '0',
+    ...smtpEnv(mail),
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    mail = await startMailCatcher();
+    databaseUrl = freshDatabase(setup.fixture(), 'totp');
+    app = await startAppProcess(setup.fixture().dir, env());
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await mail?.close();
+  });
+
+  async function register(email = uniqueEmail()) {
+    const response = await call(app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
+    expect(response.status).toBe(201);
+    return { email, token: response.body.token as string, userId: response.body.user.id as string };
+  }
+
+  /** A registered user with two-factor on. */
+  async function enrolled(): Promise<Account> {
+    const user = await register();
+    const setupResponse = await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token });
+    expect(setupResponse.status).toBe(200);
+    const account: Account = { ...user, secret: setupResponse.body.secret, recoveryCodes: [], lastStep: -1 };
+    const enabled = await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: await nextCode(account) } });
+    expect(enabled.status).toBe(200);
+    account.recoveryCodes = enabled.body.recoveryCodes;
+    return account;
+  }
+
+  async function passwordLogin(account: { email: string }) {
+    return call(app.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+  }
+
+  /** Password login of a user with two-factor on: the mfa answer, and its token. */
+  async function mfaToken(account: Account): Promise<string> {
+    const login = await passwordLogin(account);
+    expect(login.status).toBe(200);
+    expect(login.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
+    return login.body.mfaToken;
+  }
+
+  const verify = (json: object) => call(app.url, '/api/auth/2fa/verify', { json });
+
+  function expectError(response: { status: number; body: any }, status: number, code: string) {
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual({ error: { code, message: expect.any(String) } });
+  }
+
+  function expectTokenResponse(response: { status: number; body: any }, account: { userId: string; email: string }) {
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      token: expect.any(String),
+      tokenType: 'Bearer',
+      expiresIn: 604800,
+      user: expect.objectContaining({ id: account.userId, email: account.email, twoFactorEnabled: true }),
+    });
+  }
+
+  it('documents the five 2FA routes in OpenAPI and serves each of them', async () => {
+    const { body } = await call(app.url, '/api/openapi.json');
+    const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
+    for (const route of ['setup', 'enable', 'verify', 'disable', 'recovery-codes']) expect(routes).toContain(`POST /api/auth/2fa/${route}`);
+    expect(routes.includes('GET /api/auth/magic-link/verify')).toBe(setup.withMagicLink);
+    for (const route of routes) {
+      const [method, pathname] = route.split(' ') as [string, string];
+      const probe = await call(app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      expect(probe.status, route).not.toBe(404);
+    }
+    expect((await call(app.url, '/api/auth/providers')).body.hosted).toEqual(['totp']);
+  });
+
+  describe('setup and enable', () => {
+    it('POST /2fa/setup (auth): secret, otpauth URL, QR code; not enabled yet; the secret is stored encrypted', async () => {
+      const user = await register();
+      expectError(await call(app.url, '/api/auth/2fa/setup', { method: 'POST' }), 401, 'UNAUTHENTICATED');
+      const response = await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token });
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body).sort()).toEqual(['otpauthUrl', 'qrCodeDataUrl', 'secret']);
+      const { secret, otpauthUrl, qrCodeDataUrl } = response.body;
+      expect(base32Decode(secret).length).toBeGreaterThanOrEqual(20);
+      const url = new URL(otpauthUrl);
+      expect(url.protocol).toBe('otpauth:');
+      expect(url.host).toBe('totp');
+      expect(decodeURIComponent(url.pathname)).toContain(user.email);
+      expect(Object.fromEntries(url.searchParams)).toMatchObject({ secret, algorithm: 'SHA1', digits: '6', period: '30', issuer: setup.name });
+      expect(qrCodeDataUrl).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
+      expect(Buffer.from(qrCodeDataUrl.split(',')[1], 'base64').subarray(1, 4).toString()).toBe('PNG');
+      expect((await call(app.url, '/api/auth/me', { token: user.token })).body.user.twoFactorEnabled).toBe(false);
+      // Not enabled: password login still answers with a token.
+      expect((await passwordLogin(user)).body.token).toEqual(expect.any(String));
+
+      const db = new Database(databaseUrl.slice('file:'.length), { readonly: true });
+      try {
+        const row = db.prepare('SELECT * FROM TwoFactorSecret WHERE userId = ?').get(user.userId) as { encryptedSecret: string };
+        expect(row.encryptedSecret).not.toContain(secret);
+        expect(JSON.stringify(row)).not.toContain(secret);
+      } finally {
+        db.close();
+      }
+    });
+
+    it('POST /2fa/enable: 401 INVALID_CODE for a wrong code; a right one turns it on and returns 10 recovery codes, stored hashed', async () => {
+      const user = await register();
+      const { secret } = (await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token })).body;
+      expectError(await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: wrongCode(secret) } }), 401, 'INVALID_CODE');
+      expect((await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: '12345' } })).status).toBe(400);
+      const enabled = await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: totpAt(secret, currentStep()) } });
+      expect(enabled.status).toBe(200);
+      expect(Object.keys(enabled.body)).toEqual(['recoveryCodes']);
+      expect(enabled.body.recoveryCodes).toHaveLength(10);
+      expect(new Set(enabled.body.recoveryCodes).size).toBe(10);
+      for (const code of enabled.body.recoveryCodes) expect(code).toMatch(/^[a-z0-9-]{10,}$/);
+      const me = await call(app.url, '/api/auth/me', { token: user.token });
+      expect(me.body.user.twoFactorEnabled).toBe(true);
+      const db = new Database(databaseUrl.slice('file:'.length), { readonly: true });
+      try {
+        const rows = db.prepare('SELECT * FROM RecoveryCode WHERE userId = ?').all(user.userId);
+        expect(rows).toHaveLength(10);
+        for (const code of enabled.body.recoveryCodes) expect(JSON.stringify(rows)).not.toContain(code);
+      } finally {
+        db.close();
+      }
+    });
+  });
+
+  describe('signing in with two-factor on', () => {
+    it('password login answers mfaRequired, issues no token, and the mfaToken is refused as a Bearer token', async () => {
+      const account = await enrolled();
+      const token = await mfaToken(account);
+      const asBearer = await call(app.url, '/api/auth/me', { token });
+      expectError(asBearer, 401, 'UNAUTHENTICATED');
+      expect(asBearer.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect((await call(app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    });
+
+    it('POST /2fa/verify with a code answers the token response; the same code (time step) never works again', async () => {
+      const account = await enrolled();
+      const code = await nextCode(account);
+      const signedIn = await verify({ mfaToken: await mfaToken(account), code });
+      expectTokenResponse(signedIn, account);
+      expect((await call(app.url, '/api/auth/me', { token: signedIn.body.token })).status).toBe(200);
+      expectError(await verify({ mfaToken: await mfaToken(account), code }), 401, 'INVALID_CODE');
+      // Codes of earlier steps are refused too, even inside the window.
+      expectError(await verify({ mfaToken: await mfaToken(account), code: totpAt(account.secret, account.lastStep - 1) }), 401, 'INVALID_CODE');
+    });
+
+    it('two concurrent verifies with the same code: exactly one succeeds', async () => {
+      const account = await enrolled();
+      const code = await nextCode(account);
+      const tokens = await Promise.all([mfaToken(account), mfaToken(account), mfaToken(account)]);
+      const results = await Promise.all(tokens.map((token) => verify({ mfaToken: token, code })));
+      expect(results.map((result) => result.status).sort()).toEqual([200, 401, 401]);
+    });
+
+    it('POST /2fa/verify with a recovery code works once; used twice: 401 INVALID_CODE', async () => {
+      const account = await enrolled();
+      const recoveryCode = account.recoveryCodes[4]!;
+      expectTokenResponse(await verify({ mfaToken: await mfaToken(account), recoveryCode }), account);
+      expectError(await verify({ mfaToken: await mfaToken(account), recoveryCode }), 401, 'INVALID_CODE');
+      expectTokenResponse(await verify({ mfaToken: await mfaToken(account), recoveryCode: ` ${account.recoveryCodes[5]!.toUpperCase()} ` }), account);
+    });
+
+    it('a wrong code six times: the sixth attempt fails even with the right code (5 attempts per mfaToken)', async () => {
+      const account = await enrolled();
+      const token = await mfaToken(account);
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        expectError(await verify({ mfaToken: token, code: wrongCode(account.secret) }), 401, 'INVALID_CODE');
+      }
+      const code = await nextCode(account);
+      expectError(await verify({ mfaToken: token, code }), 401, 'INVALID_TOKEN');
+      expectError(await verify({ mfaToken: token, recoveryCode: account.recoveryCodes[0] }), 401, 'INVALID_TOKEN');
+      // The right code was not spent by the refused attempt: a new mfaToken takes it.
+      expectTokenResponse(await verify({ mfaToken: await mfaToken(account), code }), account);
+    });
+
+    it('four wrong codes, then the right one on the fifth attempt, signs in', async () => {
+      const account = await enrolled();
+      const token = await mfaToken(account);
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        expectError(await verify({ mfaToken: token, recoveryCode: `wrong-${attempt}` }), 401, 'INVALID_CODE');
+      }
+      expectTokenResponse(await verify({ mfaToken: token, code: await nextCode(account) }), account);
+    });
+
+    it('an mfaToken works once, and not after 10 minutes', async () => {
+      const account = await enrolled();
+      const token = await mfaToken(account);
+      expectTokenResponse(await verify({ mfaToken: token, recoveryCode: account.recoveryCodes[0] }), account);
+      expectError(await verify({ mfaToken: token, recoveryCode: account.recoveryCodes[1] }), 401, 'INVALID_TOKEN');
+
+      const expiring = await mfaToken(account);
+      const db = new Database(databaseUrl.slice('file:'.length));
+      try {
+        const row = db.prepare('SELECT id, expiresAt, createdAt FROM TwoFactorChallenge WHERE userId = ? AND usedAt IS NULL').get(account.userId) as { id: string; expiresAt: string; createdAt: string };
+        const millis = (value: string | number) => (typeof value === 'number' ? value : Date.parse(value));
+        expect(Math.abs(millis(row.expiresAt) - millis(row.createdAt) - 10 * 60_000)).toBeLessThan(5000);
+        const past = Date.now() - 1000;
+        db.prepare('UPDATE TwoFactorChallenge SET expiresAt = ? WHERE id = ?').run(typeof row.expiresAt === 'number' ? past : new Date(past).toISOString().replace('Z', '+00:00'), row.id);
+      } finally {
+        db.close();
+      }
+      expectError(await verify({ mfaToken: expiring, recoveryCode: account.recoveryCodes[1] }), 401, 'INVALID_TOKEN');
+      expectError(await verify({ mfaToken: 'made-up-token', code: '123456' }), 401, 'INVALID_TOKEN');
+      expect((await verify({ mfaToken: expiring })).status).toBe(400);
+    });
+
+    it('password reset of a user with two-factor on answers mfaRequired too', async () => {
+      const account = await enrolled();
+      const since = mail.messages.length;
+      expect((await call(app.url, '/api/auth/password/forgot', { json: { email: account.email } })).status).toBe(202);
+      const link = linkFrom(await mail.waitForMail(account.email, { since }), `${APP_URL}/reset-password?token=`);
+      const reset = await call(app.url, '/api/auth/password/reset', { json: { token: new URL(link).searchParams.get('token'), password: 'a new passphrase here' } });
+      expect(reset.status).toBe(200);
+      expect(reset.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
+    });
+
+    if (setup.withMagicLink) {
+      it('a magic link of a user with two-factor on answers mfaRequired, and only the second factor gives a token', async () => {
+        const account = await enrolled();
+        const since = mail.messages.length;
+        expect((await call(app.url, '/api/auth/magic-link/send', { json: { email: account.email } })).status).toBe(202);
+        const link = linkFrom(await mail.waitForMail(account.email, { since }), `${APP_URL}/magic-link?token=`);
+        const byLink = await call(app.url, `/api/auth/magic-link/verify?token=${new URL(link).searchParams.get('token')}`);
+        expect(byLink.status).toBe(200);
+        expect(byLink.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
+        expectError(await call(app.url, '/api/auth/me', { token: byLink.body.mfaToken }), 401, 'UNAUTHENTICATED');
+        expectError(await verify({ mfaToken: byLink.body.mfaToken, code: wrongCode(account.secret) }), 401, 'INVALID_CODE');
+        expectTokenResponse(await verify({ mfaToken: byLink.body.mfaToken, code: await nextCode(account) }), account);
+      }, STEP_TIMEOUT);
+
+      it('a user who signed up by magic link turns two-factor on, and the next link needs the second factor', async () => {
+        const email = uniqueEmail();
+        const since = mail.messages.length;
+        await call(app.url, '/api/auth/magic-link/send', { json: { email } });
+        const first = linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/magic-link?token=`);
+        const signedUp = await call(app.url, `/api/auth/magic-link/verify?token=${new URL(first).searchParams.get('token')}`);
+        expect(signedUp.status).toBe(200);
+        const { secret } = (await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: signedUp.body.token })).body;
+        const account: Account = { email, token: signedUp.body.token, userId: signedUp.body.user.id, secret, recoveryCodes: [], lastStep: -1 };
+        expect((await call(app.url, '/api/auth/2fa/enable', { token: account.token, json: { code: await nextCode(account) } })).status).toBe(200);
+        const again = mail.messages.length;
+        await call(app.url, '/api/auth/magic-link/send', { json: { email } });
+        const second = linkFrom(await mail.waitForMail(email, { since: again }), `${APP_URL}/magic-link?token=`);
+        const byLink = await call(app.url, `/api/auth/magic-link/verify?token=${new URL(second).searchParams.get('token')}`);
+        expect(byLink.body.mfaRequired).toBe(true);
+        expect(byLink.body.token).toBeUndefined();
+        expectTokenResponse(await verify({ mfaToken: byLink.body.mfaToken, code: await nextCode(account) }), account);
+      }, STEP_TIMEOUT);
+    }
+  });
+
+  describe('managing two-factor', () => {
+    it('POST /2fa/recovery-codes (auth, code): 10 new codes; the old ones stop working', async () => {
+      const account = await enrolled();
+      expectError(await call(app.url, '/api/auth/2fa/recovery-codes', { token: account.token, json: { code: wrongCode(account.secret) } }), 401, 'INVALID_CODE');
+      const response = await call(app.url, '/api/auth/2fa/recovery-codes', { token: account.token, json: { code: await nextCode(account) } });
+      expect(response.status).toBe(200);
+      expect(response.body.recoveryCodes).toHaveLength(10);
+      for (const old of account.recoveryCodes.slice(0, 2)) {
+        expectError(await verify({ mfaToken: await mfaToken(account), recoveryCode: old }), 401, 'INVALID_CODE');
+      }
+      expectTokenResponse(await verify({ mfaToken: await mfaToken(account), recoveryCode: response.body.recoveryCodes[0] }), account);
+    }, STEP_TIMEOUT);
+
+    it('POST /2fa/disable (auth, code): off, every earlier token revoked, login answers a token again', async () => {
+      const account = await enrolled();
+      const second = await verify({ mfaToken: await mfaToken(account), code: await nextCode(account) });
+      expect(second.status).toBe(200);
+      expectError(await call(app.url, '/api/auth/2fa/disable', { token: account.token, json: { code: wrongCode(account.secret) } }), 401, 'INVALID_CODE');
+      expect((await call(app.url, '/api/auth/me', { token: account.token })).status).toBe(200);
+      const disabled = await call(app.url, '/api/auth/2fa/disable', { token: account.token, json: { code: await nextCode(account) } });
+      expect(disabled.status).toBe(200);
+      expect(disabled.body).toEqual({ user: expect.objectContaining({ id: account.userId, twoFactorEnabled: false }) });
+      expectError(await call(app.url, '/api/auth/me', { token: account.token }), 401, 'UNAUTHENTICATED');
+      expectError(await call(app.url, '/api/auth/me', { token: second.body.token }), 401, 'UNAUTHENTICATED');
+      const login = await passwordLogin(account);
+      expect(login.status).toBe(200);
+      expect(login.body.token).toEqual(expect.any(String));
+      expect(login.body.user.twoFactorEnabled).toBe(false);
+      // Two-factor is off now, so managing it is refused.
+      expect((await call(app.url, '/api/auth/2fa/recovery-codes', { token: login.body.token, json: { code: '000000' } })).status).toBe(403);
+    }, STEP_TIMEOUT);
+
+    it('setup again while on is refused; enable without setup is refused', async () => {
+      const account = await enrolled();
+      expectError(await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: account.token }), 403, 'FORBIDDEN');
+      const fresh = await register();
+      expectError(await call(app.url, '/api/auth/2fa/enable', { token: fresh.token, json: { code: '123456' } }), 403, 'FORBIDDEN');
+      expectError(await call(app.url, '/api/auth/2fa/disable', { token: fresh.token, json: { code: '123456' } }), 403, 'FORBIDDEN');
+    });
+  });
+
+  it('logs never contain codes, secrets, recovery codes or mfa tokens', async () => {
+    const account = await enrolled();
+    const token = await mfaToken(account);
+    const code = await nextCode(account);
+    await verify({ mfaToken: token, code });
+    const output = app.output();
+    for (const value of [account.secret, token, account.recoveryCodes[0]!, code]) expect(output).not.toContain(value);
+    for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
+  it('rate limits /2fa/verify per IP with 429 RATE_LIMITED and Retry-After', async () => {
+    const limited = await startAppProcess(setup.fixture().dir, env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
+    try {
+      const statuses: number[] = [];
+      let last: Awaited<ReturnType<typeof call>> | undefined;
+      for (let i = 0; i < 4; i++) {
+        last = await call(limited.url, '/api/auth/2fa/verify', { json: { mfaToken: `unknown-${i}`, code: '123456' } });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      expect(last!.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.stop();
+    }
+  });
+}
+
+for (const { name, withMagicLink } of [
+  { name: 'jwt-totp', withMagicLink: false },
+  { name: 'jwt-magic-link-totp', withMagicLink: true },
+]) {
+  describe(`${name} fixture`, () => {
+    let fixture: PreparedFixture;
+    beforeAll(() => {
+      fixture = prepareFixture(name);
+    });
+
+    describe('the generated project', () => {
+      projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });
+    });
+
+    describe('the running server (B.8)', () => {
+      describeTotpApp({ name, fixture: () => fixture, withMagicLink });
+    });
+  });
+}
