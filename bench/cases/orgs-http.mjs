@@ -3,7 +3,8 @@
 //   GET /api/organizations/:orgId/members?limit=50   an organization with 10,000 members
 //   GET /api/organizations                           a user who belongs to 200 organizations
 // The data is seeded straight into the database. Requests go over loopback only, a bounded number
-// per endpoint, several rounds interleaved; the figures are medians over the rounds.
+// per endpoint, several rounds interleaved; the figures are medians over the rounds. /api/auth/me
+// (the guard alone) is measured too, to separate the module's cost from the guard's.
 //
 //   node bench/cases/orgs-http.mjs      (standalone: prints the result as JSON)
 // bench/run.js calls run({ root }) and stores the result under the case name.
@@ -180,6 +181,8 @@ export async function run({ root }) {
 
     const endpoints = {
       healthz: { path: '/healthz', token: undefined },
+      // The guard alone (JWT check and token lookup), which every organization route pays too.
+      authMe: { path: '/api/auth/me', token },
       members: { path: `/api/organizations/${bigOrganizationId}/members?limit=50`, token },
       membersMiddlePage: { path: `/api/organizations/${bigOrganizationId}/members?limit=50&cursor=${middleCursor}`, token },
       organizations: { path: '/api/organizations', token },
@@ -224,7 +227,7 @@ export async function run({ root }) {
       rounds: ROUNDS,
       concurrency: CONCURRENCY,
       endpoints: figures,
-      ratios: { members: ratio('members'), membersMiddlePage: ratio('membersMiddlePage'), organizations: ratio('organizations') },
+      ratios: { authMe: ratio('authMe'), members: ratio('members'), membersMiddlePage: ratio('membersMiddlePage'), organizations: ratio('organizations') },
     };
   } finally {
     await server.stop();
