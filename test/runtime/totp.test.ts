@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { call, runAppUntilExit, startAppProcess, type AppProcess } from '../helpers/app-process.js';
 import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom, smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
 import { projectChecks } from './project-checks.js';
@@ -103,6 +103,8 @@ interface TotpSetup {
   name: string;
   fixture: () => PreparedFixture;
   withMagicLink: boolean;
+  /** TOTP_ENCRYPTION_KEY, or undefined to derive the key from JWT_SECRET. */
+  encryptionKey?: string;
 }
 
 function describeTotpApp(setup: TotpSetup): void {
@@ -115,6 +117,7 @@ function describeTotpApp(setup: TotpSetup): void {
     APP_URL,
     BCRYPT_COST: '4',
     RATE_LIMIT_MAX: '0',
+    ...(setup.encryptionKey ? { TOTP_ENCRYPTION_KEY: setup.encryptionKey } : {}),
     ...smtpEnv(mail),
     ...extra,
   });
@@ -410,6 +413,30 @@ function describeTotpApp(setup: TotpSetup): void {
     });
   });
 
+  it('with another encryption key, stored secrets are unreadable: codes fail, recovery codes still work', async () => {
+    const account = await enrolled();
+    const rekeyed = await startAppProcess(setup.fixture().dir, env({ TOTP_ENCRYPTION_KEY: 'a-different-key-of-at-least-32-characters-0123' }));
+    try {
+      const login = await call(rekeyed.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+      expect(login.body.mfaRequired).toBe(true);
+      const refused = await call(rekeyed.url, '/api/auth/2fa/verify', { json: { mfaToken: login.body.mfaToken, code: await nextCode(account) } });
+      expectError(refused, 401, 'INVALID_CODE');
+      // The process writes its log lines asynchronously.
+      for (let wait = 0; wait < 40 && !rekeyed.output().includes('cannot decrypt the TOTP secret'); wait++) await sleep(50);
+      expect(rekeyed.output()).toContain('cannot decrypt the TOTP secret');
+      const rescued = await call(rekeyed.url, '/api/auth/2fa/verify', { json: { mfaToken: login.body.mfaToken, recoveryCode: account.recoveryCodes[9] } });
+      expectTokenResponse(rescued, account);
+    } finally {
+      await rekeyed.stop();
+    }
+  }, STEP_TIMEOUT);
+
+  it('refuses a TOTP_ENCRYPTION_KEY shorter than 32 characters at start-up', async () => {
+    const result = await runAppUntilExit(setup.fixture().dir, env({ TOTP_ENCRYPTION_KEY: 'too-short' }));
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('TOTP_ENCRYPTION_KEY');
+  });
+
   it('logs never contain codes, secrets, recovery codes or mfa tokens', async () => {
     const account = await enrolled();
     const token = await mfaToken(account);
@@ -438,9 +465,9 @@ function describeTotpApp(setup: TotpSetup): void {
   });
 }
 
-for (const { name, withMagicLink } of [
-  { name: 'jwt-totp', withMagicLink: false },
-  { name: 'jwt-magic-link-totp', withMagicLink: true },
+for (const { name, withMagicLink, encryptionKey } of [
+  { name: 'jwt-totp', withMagicLink: false, encryptionKey: 'runtime-test-totp-key-0123456789-abcdefghijkl' },
+  { name: 'jwt-magic-link-totp', withMagicLink: true, encryptionKey: undefined },
 ]) {
   describe(`${name} fixture`, () => {
     let fixture: PreparedFixture;
@@ -453,7 +480,7 @@ for (const { name, withMagicLink } of [
     });
 
     describe('the running server (B.8)', () => {
-      describeTotpApp({ name, fixture: () => fixture, withMagicLink });
+      describeTotpApp({ name, fixture: () => fixture, withMagicLink, encryptionKey });
     });
   });
 }
