@@ -51,6 +51,8 @@ export const manifestSchema = z.object({
   readme: z.string().optional(),
   /** Route factories mounted by createApp, in order: (ctx) => Router. */
   routers: z.array(importRefSchema).default([]),
+  /** A second factor (TOTP): it cannot be the only way to sign in. */
+  secondFactorOnly: z.boolean().default(false),
   /** Checks run after every first factor, before a token is issued: (ctx, user) => challenge | undefined. */
   loginChallenges: z.array(importRefSchema).default([]),
   /** Zod object shapes merged into the app's config schema. */

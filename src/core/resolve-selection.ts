@@ -83,9 +83,9 @@ export function resolveSelection(choices: Choices, registry: ModuleRegistry): Lo
     ...pick(registry, 'oauth', choices.oauth, choices.templateVersion),
     ...pick(registry, 'hosted', choices.hosted, choices.templateVersion),
   ];
-  if (requested.length === 0) {
+  if (requested.every((module) => module.manifest.secondFactorOnly)) {
     throw new UsageError(
-      'Choose at least one way to sign in: --auth jwt,magic-link, --oauth <providers> or --hosted <services>.',
+      `Choose at least one way to sign in: --auth jwt,magic-link, --oauth <providers> or --hosted <services>${requested.length > 0 ? ` (${requested.map((module) => module.manifest.id).join(', ')} is a second factor only)` : ''}.`,
     );
   }
   requested.push(...pickOrgs(registry, choices.orgs, choices.templateVersion));

@@ -57,6 +57,8 @@ describe('resolveSelection', () => {
 
   it('refuses a selection without any way to sign in', () => {
     expect(usageError(() => ids({ auth: [] }))).toContain('at least one way to sign in');
+    expect(usageError(() => ids({ auth: [], hosted: ['totp'] }))).toContain('totp is a second factor only');
+    expect(ids({ auth: ['magic-link'], hosted: ['totp'], orgs: false })).toEqual(['base', 'magic-link', 'totp']);
   });
 
   it('refuses a database a chosen module has no migration for', () => {
