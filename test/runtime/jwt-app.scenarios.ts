@@ -1,12 +1,12 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, runAppUntilExit, startAppProcess, type AppProcess } from '../helpers/app-process.js';
-import { linkFrom, smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_APP_URL as APP_URL, TEST_JWT_SECRET, useRunningApp } from '../helpers/running-app.js';
+import { call, runAppUntilExit, startAppProcess } from '../helpers/app-process.js';
+import { linkFrom } from '../helpers/mail-catcher.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
 import { redisCommand, REDIS_HOST, REDIS_PORT } from '../helpers/redis.js';
 
-export const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const APP_URL = 'http://frontend.test';
+export const JWT_SECRET = TEST_JWT_SECRET;
 const PASSWORD = 'correct horse battery staple';
 
 let counter = 0;
@@ -24,39 +24,21 @@ export interface ScenarioSetup {
  * as its own process, with a real SMTP server catching mail, plus the attack cases.
  */
 export function describeJwtApp(setup: ScenarioSetup): void {
-  let mail: MailCatcher;
-  let app: AppProcess;
-  const env = () => ({
-    JWT_SECRET,
-    DATABASE_URL: setup.databaseUrl(),
-    APP_URL,
-    BCRYPT_COST: '4',
-    RATE_LIMIT_MAX: '0',
-    ...smtpEnv(mail),
-  });
-
-  beforeAll(async () => {
-    mail = await startMailCatcher();
-    app = await startAppProcess(setup.fixture().dir, env());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await mail?.close();
-  });
+  const running = useRunningApp({ fixture: setup.fixture, databaseUrl: setup.databaseUrl });
 
   async function register(email = uniqueEmail(), password = PASSWORD) {
-    const response = await call(app.url, '/api/auth/register', { json: { email, password, name: 'Ada' } });
+    const response = await call(running.app.url, '/api/auth/register', { json: { email, password, name: 'Ada' } });
     return { ...response, email };
   }
 
   describe('always present (B.3)', () => {
     it('GET /healthz and /readyz', async () => {
-      expect(await call(app.url, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect((await call(app.url, '/readyz')).status).toBe(200);
+      expect(await call(running.app.url, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect((await call(running.app.url, '/readyz')).status).toBe(200);
     });
 
     it('GET /api/openapi.json documents exactly the routes the app serves', async () => {
-      const { body } = await call(app.url, '/api/openapi.json');
+      const { body } = await call(running.app.url, '/api/openapi.json');
       expect(body.openapi).toBe('3.1.0');
       const routes = Object.entries(body.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
       expect(routes.sort()).toEqual(
@@ -67,17 +49,17 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       );
       for (const route of routes) {
         const [method, path] = route.split(' ') as [string, string];
-        const probe = await call(app.url, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+        const probe = await call(running.app.url, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
         expect(probe.status, route).not.toBe(404);
       }
     });
 
     it('GET /api/auth/providers', async () => {
-      expect((await call(app.url, '/api/auth/providers')).body).toEqual({ methods: ['password'], oauth: [], hosted: [] });
+      expect((await call(running.app.url, '/api/auth/providers')).body).toEqual({ methods: ['password'], oauth: [], hosted: [] });
     });
 
     it('GET /api/auth/me needs a token', async () => {
-      const response = await call(app.url, '/api/auth/me');
+      const response = await call(running.app.url, '/api/auth/me');
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(response.body).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
@@ -99,7 +81,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect(Object.keys(payload).sort()).toEqual(['exp', 'iat', 'jti', 'sub']);
       expect(payload.exp - payload.iat).toBe(604800);
       expect(payload.sub).toBe(body.user.id);
-      const me = await call(app.url, '/api/auth/me', { token: body.token });
+      const me = await call(running.app.url, '/api/auth/me', { token: body.token });
       expect(me.body).toEqual({ user: body.user });
     });
 
@@ -108,7 +90,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       const again = await register(email.toUpperCase());
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('EMAIL_TAKEN');
-      const bad = await call(app.url, '/api/auth/register', { json: { email: 'not-an-email', password: 'short' } });
+      const bad = await call(running.app.url, '/api/auth/register', { json: { email: 'not-an-email', password: 'short' } });
       expect(bad.status).toBe(400);
       expect(bad.body.error.code).toBe('VALIDATION_ERROR');
       expect(bad.body.error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['email', 'password']);
@@ -121,7 +103,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     });
 
     it('mass assignment: server-owned fields in the body are ignored', async () => {
-      const response = await call(app.url, '/api/auth/register', {
+      const response = await call(running.app.url, '/api/auth/register', {
         json: { email: uniqueEmail(), password: PASSWORD, id: 'mine', emailVerified: true, twoFactorEnabled: true, role: 'owner', createdAt: '2000-01-01T00:00:00Z' },
       });
       expect(response.status).toBe(201);
@@ -133,11 +115,11 @@ export function describeJwtApp(setup: ScenarioSetup): void {
 
     it('login: 200, and the same 401 body for an unknown email and a wrong password', async () => {
       const { email } = await register();
-      const ok = await call(app.url, '/api/auth/login', { json: { email: ` ${email.toUpperCase()} `, password: PASSWORD } });
+      const ok = await call(running.app.url, '/api/auth/login', { json: { email: ` ${email.toUpperCase()} `, password: PASSWORD } });
       expect(ok.status).toBe(200);
       expect(ok.body.tokenType).toBe('Bearer');
-      const wrong = await call(app.url, '/api/auth/login', { json: { email, password: 'wrong password here' } });
-      const unknown = await call(app.url, '/api/auth/login', { json: { email: uniqueEmail(), password: PASSWORD } });
+      const wrong = await call(running.app.url, '/api/auth/login', { json: { email, password: 'wrong password here' } });
+      const unknown = await call(running.app.url, '/api/auth/login', { json: { email: uniqueEmail(), password: PASSWORD } });
       expect(wrong.status).toBe(401);
       expect(wrong.body).toEqual(unknown.body);
       expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
@@ -146,61 +128,61 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     it('no silent truncation: passwords sharing their first 72 bytes are different passwords', async () => {
       const prefix = 'p'.repeat(72);
       const { email } = await register(uniqueEmail(), `${prefix}-one`);
-      expect((await call(app.url, '/api/auth/login', { json: { email, password: `${prefix}-two` } })).status).toBe(401);
-      expect((await call(app.url, '/api/auth/login', { json: { email, password: `${prefix}-one` } })).status).toBe(200);
+      expect((await call(running.app.url, '/api/auth/login', { json: { email, password: `${prefix}-two` } })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/login', { json: { email, password: `${prefix}-one` } })).status).toBe(200);
     });
 
     it('password change returns a new token and revokes the earlier ones', async () => {
       const { body, email } = await register();
-      const second = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
-      const changed = await call(app.url, '/api/auth/password/change', { token: body.token, json: { currentPassword: PASSWORD, newPassword: 'new secret phrase 42' } });
+      const second = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      const changed = await call(running.app.url, '/api/auth/password/change', { token: body.token, json: { currentPassword: PASSWORD, newPassword: 'new secret phrase 42' } });
       expect(changed.status).toBe(200);
-      expect((await call(app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
-      expect((await call(app.url, '/api/auth/me', { token: second.body.token })).status).toBe(401);
-      expect((await call(app.url, '/api/auth/me', { token: changed.body.token })).status).toBe(200);
-      const wrongCurrent = await call(app.url, '/api/auth/password/change', { token: changed.body.token, json: { currentPassword: PASSWORD, newPassword: 'another phrase 43' } });
+      expect((await call(running.app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { token: second.body.token })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { token: changed.body.token })).status).toBe(200);
+      const wrongCurrent = await call(running.app.url, '/api/auth/password/change', { token: changed.body.token, json: { currentPassword: PASSWORD, newPassword: 'another phrase 43' } });
       expect(wrongCurrent.status).toBe(401);
     });
 
     it('forgot → real mail with the link on its own line → reset; the link works once', async () => {
       const { body, email } = await register();
-      const since = mail.messages.length;
-      const forgot = await call(app.url, '/api/auth/password/forgot', {
+      const since = running.mail.messages.length;
+      const forgot = await call(running.app.url, '/api/auth/password/forgot', {
         json: { email },
         headers: { host: 'evil.test', 'x-forwarded-host': 'evil.test' },
       });
       expect(forgot).toMatchObject({ status: 202, body: { ok: true } });
-      const message = await mail.waitForMail(email, { since, subject: /password/i });
+      const message = await running.mail.waitForMail(email, { since, subject: /password/i });
       const link = linkFrom(message, `${APP_URL}/reset-password?token=`);
       expect(message.text).not.toContain('evil.test');
       const token = new URL(link).searchParams.get('token')!;
       expect(Buffer.from(token, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
-      const reset = await call(app.url, '/api/auth/password/reset', { json: { token, password: 'fresh passphrase 77' } });
+      const reset = await call(running.app.url, '/api/auth/password/reset', { json: { token, password: 'fresh passphrase 77' } });
       expect(reset.status).toBe(200);
       expect(reset.body.user.emailVerified).toBe(true);
-      expect((await call(app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
-      expect((await call(app.url, '/api/auth/login', { json: { email, password: 'fresh passphrase 77' } })).status).toBe(200);
-      const replay = await call(app.url, '/api/auth/password/reset', { json: { token, password: 'yet another phrase' } });
+      expect((await call(running.app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/login', { json: { email, password: 'fresh passphrase 77' } })).status).toBe(200);
+      const replay = await call(running.app.url, '/api/auth/password/reset', { json: { token, password: 'yet another phrase' } });
       expect(replay.status).toBe(401);
       expect(replay.body.error.code).toBe('INVALID_TOKEN');
     });
 
     it('forgot answers the same for an unknown email and sends nothing', async () => {
       const email = uniqueEmail();
-      const response = await call(app.url, '/api/auth/password/forgot', { json: { email } });
+      const response = await call(running.app.url, '/api/auth/password/forgot', { json: { email } });
       expect(response).toMatchObject({ status: 202, body: { ok: true } });
-      await expect(mail.waitForMail(email, { timeoutMs: 500 })).rejects.toThrow();
+      await expect(running.mail.waitForMail(email, { timeoutMs: 500 })).rejects.toThrow();
     });
 
     it('email verification by mailed link', async () => {
       const { body, email } = await register();
-      const since = mail.messages.length;
-      expect((await call(app.url, '/api/auth/email/verify/send', { method: 'POST', token: body.token })).status).toBe(202);
-      const link = linkFrom(await mail.waitForMail(email, { since, subject: /confirm/i }), `${APP_URL}/verify-email?token=`);
-      const verified = await call(app.url, '/api/auth/email/verify', { json: { token: new URL(link).searchParams.get('token') } });
+      const since = running.mail.messages.length;
+      expect((await call(running.app.url, '/api/auth/email/verify/send', { method: 'POST', token: body.token })).status).toBe(202);
+      const link = linkFrom(await running.mail.waitForMail(email, { since, subject: /confirm/i }), `${APP_URL}/verify-email?token=`);
+      const verified = await call(running.app.url, '/api/auth/email/verify', { json: { token: new URL(link).searchParams.get('token') } });
       expect(verified.status).toBe(200);
       expect(verified.body.user).toMatchObject({ email, emailVerified: true });
-      const unknown = await call(app.url, '/api/auth/email/verify', { json: { token: 'x'.repeat(43) } });
+      const unknown = await call(running.app.url, '/api/auth/email/verify', { json: { token: 'x'.repeat(43) } });
       expect(unknown.body.error.code).toBe('INVALID_TOKEN');
     });
 
@@ -231,72 +213,72 @@ export function describeJwtApp(setup: ScenarioSetup): void {
         unissued: await sign({ ...claims, jti: 'made-up' }),
       };
       for (const [name, token] of Object.entries(attacks)) {
-        const response = await call(app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } });
+        const response = await call(running.app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } });
         expect(response.status, name).toBe(401);
         expect(response.body.error.code, name).toBe('UNAUTHENTICATED');
       }
-      expect((await call(app.url, '/api/auth/me', { headers: { authorization: `bearer ${body.token}` } })).status).toBe(200);
-      expect((await call(app.url, `/api/auth/me?access_token=${body.token}`)).status).toBe(401);
-      expect((await call(app.url, '/api/auth/me', { headers: { cookie: `token=${body.token}` } })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { headers: { authorization: `bearer ${body.token}` } })).status).toBe(200);
+      expect((await call(running.app.url, `/api/auth/me?access_token=${body.token}`)).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { headers: { cookie: `token=${body.token}` } })).status).toBe(401);
     });
 
     it('logout revokes the presented token; logout-all revokes every token', async () => {
       const { body, email } = await register();
-      const other = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
-      expect((await call(app.url, '/api/auth/logout', { method: 'POST', token: body.token })).status).toBe(204);
-      expect((await call(app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
-      expect((await call(app.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
-      const third = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
-      expect((await call(app.url, '/api/auth/logout-all', { method: 'POST', token: other.body.token })).status).toBe(204);
-      expect((await call(app.url, '/api/auth/me', { token: other.body.token })).status).toBe(401);
-      expect((await call(app.url, '/api/auth/me', { token: third.body.token })).status).toBe(401);
+      const other = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      expect((await call(running.app.url, '/api/auth/logout', { method: 'POST', token: body.token })).status).toBe(204);
+      expect((await call(running.app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
+      const third = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      expect((await call(running.app.url, '/api/auth/logout-all', { method: 'POST', token: other.body.token })).status).toBe(204);
+      expect((await call(running.app.url, '/api/auth/me', { token: other.body.token })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { token: third.body.token })).status).toBe(401);
     });
 
     it('reset tokens are not access tokens', async () => {
       const { email } = await register();
-      const since = mail.messages.length;
-      await call(app.url, '/api/auth/password/forgot', { json: { email } });
-      const token = new URL(linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/reset-password?token=`)).searchParams.get('token');
-      expect((await call(app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+      const since = running.mail.messages.length;
+      await call(running.app.url, '/api/auth/password/forgot', { json: { email } });
+      const token = new URL(linkFrom(await running.mail.waitForMail(email, { since }), `${APP_URL}/reset-password?token=`)).searchParams.get('token');
+      expect((await call(running.app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     });
   });
 
   describe('hostile input (B.1, B.11)', () => {
     it('malformed JSON → 400 INVALID_JSON; wrong type → 415; over 100 kB → 413; the process survives', async () => {
-      const malformed = await call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '{"email": ' });
+      const malformed = await call(running.app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '{"email": ' });
       expect(malformed.status).toBe(400);
       expect(malformed.body.error.code).toBe('INVALID_JSON');
-      const form = await call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a@b.c&password=x' });
+      const form = await call(running.app.url, '/api/auth/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a@b.c&password=x' });
       expect(form.status).toBe(415);
       expect(form.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
-      const huge = await call(app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name: 'x'.repeat(200 * 1024) } });
+      const huge = await call(running.app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name: 'x'.repeat(200 * 1024) } });
       expect(huge.status).toBe(413);
       expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-      const array = await call(app.url, '/api/auth/login', { json: [1, 2, 3] });
+      const array = await call(running.app.url, '/api/auth/login', { json: [1, 2, 3] });
       expect(array.status).toBe(400);
-      const primitive = await call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '"just a string"' });
+      const primitive = await call(running.app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '"just a string"' });
       expect(primitive.status).toBe(400);
-      expect((await call(app.url, '/healthz')).status).toBe(200);
+      expect((await call(running.app.url, '/healthz')).status).toBe(200);
     });
 
     it('hostile strings are stored verbatim or refused, never a 500', async () => {
       const names = ["Robert'); DROP TABLE \"User\";--", '<script>alert(1)</script>', '名前 🚀 Ünïcødé', '\u202eevil', 'a\u0000b'];
       for (const name of names) {
-        const response = await call(app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name } });
+        const response = await call(running.app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name } });
         expect(response.status, JSON.stringify(name)).toBeLessThan(500);
         if (response.status === 201) expect(response.body.user.name).toBe(name.trim());
       }
       for (const email of ["x@example.com' OR 1=1--", 'a@b.c\r\nBcc: victim@example.com', { $ne: null }, ['a@b.c'], 'a'.repeat(300) + '@example.com']) {
-        const response = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+        const response = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
         expect(response.status, JSON.stringify(email)).toBe(400);
       }
     });
 
     it('errors never leak stacks, SQL or Prisma codes', async () => {
       const responses = await Promise.all([
-        call(app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '{' }),
-        call(app.url, '/api/auth/register', { json: { email: 'bad' } }),
-        call(app.url, '/api/auth/email/verify', { json: { token: "' OR 1=1 --" } }),
+        call(running.app.url, '/api/auth/login', { headers: { 'content-type': 'application/json' }, body: '{' }),
+        call(running.app.url, '/api/auth/register', { json: { email: 'bad' } }),
+        call(running.app.url, '/api/auth/email/verify', { json: { token: "' OR 1=1 --" } }),
       ]);
       for (const response of responses) {
         expect(JSON.stringify(response.body)).not.toMatch(/at \w+ \(|prisma|P20\d\d|SELECT|node_modules|\.ts:/i);
@@ -306,9 +288,9 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     it('logs are JSON lines without passwords, tokens or Authorization headers', async () => {
       const secret = `log-probe-${Date.now()} passphrase`;
       const { body } = await register(uniqueEmail(), secret);
-      await call(app.url, '/api/auth/me', { token: body.token });
-      await call(app.url, `/api/auth/email/verify?token=${body.token}`, { json: { token: body.token } });
-      const output = app.output();
+      await call(running.app.url, '/api/auth/me', { token: body.token });
+      await call(running.app.url, `/api/auth/email/verify?token=${body.token}`, { json: { token: body.token } });
+      const output = running.app.output();
       expect(output).not.toContain(secret);
       expect(output).not.toContain(body.token);
       for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
@@ -317,7 +299,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
 
   describe('protection (B.11) and start-up (B.2)', () => {
     it('rate limits login per IP with 429 RATE_LIMITED and Retry-After', async () => {
-      const limited = await startAppProcess(setup.fixture().dir, { ...env(), RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
+      const limited = await startAppProcess(setup.fixture().dir, { ...running.env(), RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
       try {
         const attempts = [];
         for (let i = 0; i < 4; i++) attempts.push(await call(limited.url, '/api/auth/login', { json: { email: uniqueEmail(), password: PASSWORD } }));
@@ -334,7 +316,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
 
     it('with REDIS_URL, instances share one counter', async () => {
       expect(await redisCommand(setup.redisDb, 'FLUSHDB')).toBe('+OK');
-      const shared = { ...env(), RATE_LIMIT_MAX: '3', REDIS_URL: `redis://${REDIS_HOST}:${REDIS_PORT}/${setup.redisDb}` };
+      const shared = { ...running.env(), RATE_LIMIT_MAX: '3', REDIS_URL: `redis://${REDIS_HOST}:${REDIS_PORT}/${setup.redisDb}` };
       const first = await startAppProcess(setup.fixture().dir, shared);
       const second = await startAppProcess(setup.fixture().dir, shared);
       try {
@@ -351,7 +333,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
 
     it('production refuses a missing, short or placeholder JWT_SECRET: exit 1, a clear message, no port', async () => {
       for (const secret of [undefined, 'too-short', 'replace-with-a-random-secret-of-at-least-32-characters']) {
-        const result = await runAppUntilExit(setup.fixture().dir, { ...env(), NODE_ENV: 'production', BCRYPT_COST: '12', JWT_SECRET: secret ?? '' });
+        const result = await runAppUntilExit(setup.fixture().dir, { ...running.env(), NODE_ENV: 'production', BCRYPT_COST: '12', JWT_SECRET: secret ?? '' });
         expect(result.code, String(secret)).toBe(1);
         expect(result.output).toContain('JWT_SECRET');
         expect(result.output).not.toContain('server listening');
@@ -360,13 +342,13 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     });
 
     it('production refuses a bcrypt cost below 12', async () => {
-      const result = await runAppUntilExit(setup.fixture().dir, { ...env(), NODE_ENV: 'production', BCRYPT_COST: '4' });
+      const result = await runAppUntilExit(setup.fixture().dir, { ...running.env(), NODE_ENV: 'production', BCRYPT_COST: '4' });
       expect(result.code).toBe(1);
       expect(result.output).toContain('BCRYPT_COST');
     });
 
     it('stops cleanly on SIGTERM', async () => {
-      const extra = await startAppProcess(setup.fixture().dir, env());
+      const extra = await startAppProcess(setup.fixture().dir, running.env());
       expect(await extra.stop()).toBe(0);
     });
   });

@@ -6,14 +6,13 @@
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freshSqliteDatabase, TEST_APP_URL as APP_URL, useRunningApp } from '../helpers/running-app.js';
+import { call, startAppProcess } from '../helpers/app-process.js';
 import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
-import { linkFrom, smtpEnv, startMailCatcher, type Mail, type MailCatcher } from '../helpers/mail-catcher.js';
+import { linkFrom, type Mail } from '../helpers/mail-catcher.js';
 import { projectChecks } from './project-checks.js';
 
-const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const APP_URL = 'http://frontend.test';
 const LINK_PREFIX = `${APP_URL}/magic-link?token=`;
 const PASSWORD = 'correct horse battery staple';
 
@@ -21,12 +20,6 @@ let counter = 0;
 const uniqueEmail = () => `link${Date.now()}x${++counter}@example.com`;
 
 /** A fresh SQLite file in the fixture folder, migrated with the app's own `db:migrate`. */
-function freshDatabase(fixture: PreparedFixture, name: string): string {
-  const url = `file:${path.join(fixture.dir, `${name}-${Date.now()}.db`)}`;
-  fixture.run('db:migrate', { DATABASE_URL: url });
-  return url;
-}
-
 const fileOf = (url: string) => url.slice('file:'.length);
 
 /** Prisma's SQLite adapter stores DateTime as ISO 8601 text ("…+00:00") by default, or as epoch ms. */
@@ -57,55 +50,34 @@ interface MagicLinkSetup {
 }
 
 function describeMagicLinkApp(setup: MagicLinkSetup): void {
-  let mail: MailCatcher;
-  let app: AppProcess;
-  let databaseUrl: string;
-  const env = (extra: Record<string, string> = {}) => ({
-    JWT_SECRET,
-    DATABASE_URL: databaseUrl,
-    APP_URL,
-    BCRYPT_COST: '4',
-    RATE_LIMIT_MAX: '0',
-    ...smtpEnv(mail),
-    ...extra,
-  });
-
-  beforeAll(async () => {
-    mail = await startMailCatcher();
-    databaseUrl = freshDatabase(setup.fixture(), 'magic-link');
-    app = await startAppProcess(setup.fixture().dir, env());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await mail?.close();
-  });
+  const running = useRunningApp({ fixture: setup.fixture, databaseUrl: () => freshSqliteDatabase(setup.fixture(), 'magic-link') });
 
   async function send(url: string, email: string) {
     return call(url, '/api/auth/magic-link/send', { json: { email } });
   }
 
   /** Asks for a link and returns the mail and the token in it. */
-  async function requestLink(email: string, url = app.url): Promise<{ mail: Mail; token: string; link: string }> {
-    const since = mail.messages.length;
+  async function requestLink(email: string, url = running.app.url): Promise<{ mail: Mail; token: string; link: string }> {
+    const since = running.mail.messages.length;
     const response = await send(url, email);
     expect(response).toMatchObject({ status: 202, body: { ok: true } });
-    const received = await mail.waitForMail(email.trim().toLowerCase(), { since });
+    const received = await running.mail.waitForMail(email.trim().toLowerCase(), { since });
     const link = linkFrom(received, LINK_PREFIX);
     return { mail: received, link, token: new URL(link).searchParams.get('token')! };
   }
 
-  const verify = (token: string, url = app.url) => call(url, `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`);
+  const verify = (token: string, url = running.app.url) => call(url, `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`);
 
   /** Waits a little and says whether any mail reached the address since `since`. */
   async function mailArrived(email: string, since: number): Promise<boolean> {
-    return mail.waitForMail(email, { since, timeoutMs: 1000 }).then(
+    return running.mail.waitForMail(email, { since, timeoutMs: 1000 }).then(
       () => true,
       () => false,
     );
   }
 
   it('documents exactly its routes in OpenAPI, and serves each of them', async () => {
-    const { body } = await call(app.url, '/api/openapi.json');
+    const { body } = await call(running.app.url, '/api/openapi.json');
     const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
     expect(routes).toContain('POST /api/auth/magic-link/send');
     expect(routes).toContain('GET /api/auth/magic-link/verify');
@@ -113,10 +85,10 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     expect(routes.some((route) => route.includes('/2fa/'))).toBe(false);
     for (const route of routes) {
       const [method, pathname] = route.split(' ') as [string, string];
-      const probe = await call(app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const probe = await call(running.app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
       expect(probe.status, route).not.toBe(404);
     }
-    const providers = await call(app.url, '/api/auth/providers');
+    const providers = await call(running.app.url, '/api/auth/providers');
     expect(providers.body.methods).toEqual(setup.withJwt ? ['password', 'magic_link'] : ['magic_link']);
   });
 
@@ -135,7 +107,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
       expiresIn: 604800,
       user: { id: expect.any(String), email, name: null, image: null, emailVerified: true, twoFactorEnabled: false, createdAt: expect.any(String) },
     });
-    const me = await call(app.url, '/api/auth/me', { token: signedIn.body.token });
+    const me = await call(running.app.url, '/api/auth/me', { token: signedIn.body.token });
     expect(me.body.user.id).toBe(signedIn.body.user.id);
     // A second link signs the same account in.
     const again = await verify((await requestLink(email)).token);
@@ -144,7 +116,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
 
   it('stores only a hash of the token, with the configured expiry', async () => {
     const { token } = await requestLink(uniqueEmail());
-    const db = new Database(fileOf(databaseUrl), { readonly: true });
+    const db = new Database(fileOf(running.databaseUrl), { readonly: true });
     try {
       const rows = db.prepare("SELECT * FROM OneTimeToken WHERE purpose = 'magic_link' ORDER BY createdAt").all() as { tokenHash: string; expiresAt: string; createdAt: string }[];
       expect(JSON.stringify(rows)).not.toContain(token);
@@ -159,8 +131,8 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
   it('answers known and unknown emails the same', async () => {
     const known = uniqueEmail();
     await verify((await requestLink(known)).token);
-    const a = await send(app.url, known);
-    const b = await send(app.url, uniqueEmail());
+    const a = await send(running.app.url, known);
+    const b = await send(running.app.url, uniqueEmail());
     expect({ status: a.status, body: a.body }).toEqual({ status: b.status, body: b.body });
     expect(a.status).toBe(202);
   });
@@ -170,7 +142,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     expect((await verify(token)).status).toBe(200);
     expect(await verify(token)).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
     expect(await verify('A'.repeat(43))).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
-    expect((await call(app.url, '/api/auth/magic-link/verify')).status).toBe(400);
+    expect((await call(running.app.url, '/api/auth/magic-link/verify')).status).toBe(400);
   });
 
   it('two concurrent verifies of one link: exactly one succeeds', async () => {
@@ -181,11 +153,11 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
   });
 
   it('an expired link answers 401 INVALID_TOKEN (MAGIC_LINK_EXPIRY_MINUTES=1)', async () => {
-    const short = await startAppProcess(setup.fixture().dir, env({ MAGIC_LINK_EXPIRY_MINUTES: '1' }));
+    const short = await startAppProcess(setup.fixture().dir, running.env({ MAGIC_LINK_EXPIRY_MINUTES: '1' }));
     try {
       const { mail: received, token } = await requestLink(uniqueEmail(), short.url);
       expect(received.text).toContain('within 1 minute');
-      const db = new Database(fileOf(databaseUrl));
+      const db = new Database(fileOf(running.databaseUrl));
       try {
         const row = db.prepare("SELECT id, expiresAt, createdAt FROM OneTimeToken WHERE purpose = 'magic_link' ORDER BY createdAt DESC LIMIT 1").get() as { id: string; expiresAt: string; createdAt: string };
         expect(Math.abs(millis(row.expiresAt) - millis(row.createdAt) - 60_000)).toBeLessThan(5000);
@@ -202,21 +174,21 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
 
   it('builds the link from APP_URL whatever Host and X-Forwarded-Host say', async () => {
     const email = uniqueEmail();
-    const since = mail.messages.length;
-    const status = await postWithHost(app.url, '/api/auth/magic-link/send', 'evil.example', { email }, {
+    const since = running.mail.messages.length;
+    const status = await postWithHost(running.app.url, '/api/auth/magic-link/send', 'evil.example', { email }, {
       'x-forwarded-host': 'evil.example',
       'x-forwarded-proto': 'https',
       forwarded: 'host=evil.example;proto=https',
     });
     expect(status).toBe(202);
-    const received = await mail.waitForMail(email, { since });
+    const received = await running.mail.waitForMail(email, { since });
     expect(received.text).not.toContain('evil.example');
     expect(received.html).not.toContain('evil.example');
     expect(linkFrom(received, LINK_PREFIX).startsWith(LINK_PREFIX)).toBe(true);
   });
 
   it('refuses address lists, quoted local parts and CR/LF with 400, and mails nobody', async () => {
-    const since = mail.messages.length;
+    const since = running.mail.messages.length;
     const victim = uniqueEmail();
     for (const email of [
       `${victim},attacker@example.com`,
@@ -229,24 +201,24 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
       `Victim <${victim}>`,
       'no-at-sign',
     ]) {
-      const response = await send(app.url, email);
+      const response = await send(running.app.url, email);
       expect(response.status, JSON.stringify(email)).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
     }
     for (const body of [{}, { email: 42 }, { email: [victim, 'attacker@example.com'] }]) {
-      expect((await call(app.url, '/api/auth/magic-link/send', { json: body })).status).toBe(400);
+      expect((await call(running.app.url, '/api/auth/magic-link/send', { json: body })).status).toBe(400);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(mail.messages.slice(since)).toEqual([]);
+    expect(running.mail.messages.slice(since)).toEqual([]);
   });
 
   it('MAGIC_LINK_SIGNUP=false: no mail and no account for unknown emails, the same 202; existing accounts still sign in', async () => {
     const existing = uniqueEmail();
     const created = await verify((await requestLink(existing)).token);
-    const closed = await startAppProcess(setup.fixture().dir, env({ MAGIC_LINK_SIGNUP: 'false' }));
+    const closed = await startAppProcess(setup.fixture().dir, running.env({ MAGIC_LINK_SIGNUP: 'false' }));
     try {
       const unknown = uniqueEmail();
-      const since = mail.messages.length;
+      const since = running.mail.messages.length;
       const response = await send(closed.url, unknown);
       expect(response).toMatchObject({ status: 202, body: { ok: true } });
       expect(await mailArrived(unknown, since)).toBe(false);
@@ -262,13 +234,13 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
   if (setup.withJwt) {
     it('a user who registered with a password signs in by link into the same account', async () => {
       const email = uniqueEmail();
-      const registered = await call(app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
+      const registered = await call(running.app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
       expect(registered.status).toBe(201);
       expect(registered.body.user.emailVerified).toBe(false);
       const signedIn = await verify((await requestLink(email)).token);
       expect(signedIn.status).toBe(200);
       expect(signedIn.body.user).toMatchObject({ id: registered.body.user.id, emailVerified: true });
-      const login = await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      const login = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
       expect(login.status).toBe(200);
       expect(login.body.user.id).toBe(registered.body.user.id);
     });
@@ -276,25 +248,25 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     it('a user who signed up by link can later set a password through forgot/reset', async () => {
       const email = uniqueEmail();
       await verify((await requestLink(email)).token);
-      const since = mail.messages.length;
-      expect((await call(app.url, '/api/auth/password/forgot', { json: { email } })).status).toBe(202);
-      const reset = linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/reset-password?token=`);
-      const response = await call(app.url, '/api/auth/password/reset', { json: { token: new URL(reset).searchParams.get('token'), password: PASSWORD } });
+      const since = running.mail.messages.length;
+      expect((await call(running.app.url, '/api/auth/password/forgot', { json: { email } })).status).toBe(202);
+      const reset = linkFrom(await running.mail.waitForMail(email, { since }), `${APP_URL}/reset-password?token=`);
+      const response = await call(running.app.url, '/api/auth/password/reset', { json: { token: new URL(reset).searchParams.get('token'), password: PASSWORD } });
       expect(response.status).toBe(200);
-      expect((await call(app.url, '/api/auth/login', { json: { email, password: PASSWORD } })).status).toBe(200);
+      expect((await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } })).status).toBe(200);
     });
   }
 
   it('logs never contain the link token', async () => {
     const { token } = await requestLink(uniqueEmail());
     await verify(token);
-    const output = app.output();
+    const output = running.app.output();
     expect(output).not.toContain(token);
     for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
   it('rate limits magic-link send per IP with 429 RATE_LIMITED and Retry-After', async () => {
-    const limited = await startAppProcess(setup.fixture().dir, env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
+    const limited = await startAppProcess(setup.fixture().dir, running.env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
     try {
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof send>> | undefined;

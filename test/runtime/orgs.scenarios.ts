@@ -6,14 +6,13 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_APP_URL as APP_URL, TEST_JWT_SECRET, useRunningApp } from '../helpers/running-app.js';
+import { call, startAppProcess } from '../helpers/app-process.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
-import { smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
 import { parsePostgresUrl } from '../helpers/schema-engine.js';
 
-export const JWT_SECRET = 'orgs-runtime-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const APP_URL = 'http://frontend.test';
+export const JWT_SECRET = TEST_JWT_SECRET;
 const PASSWORD = 'correct horse battery staple';
 /** Tests that build many organizations over HTTP. */
 const LONG = 180_000;
@@ -62,27 +61,9 @@ async function setInviteExpiry(setup: OrgsSetup, inviteId: string, expiresAt: Da
 }
 
 export function describeOrgsApp(setup: OrgsSetup): void {
-  let app: AppProcess;
-  let mail: MailCatcher;
-  const env = () => ({
-    JWT_SECRET,
-    APP_URL,
-    DATABASE_URL: setup.databaseUrl(),
-    BCRYPT_COST: '4',
-    RATE_LIMIT_MAX: '0',
-    ...smtpEnv(mail),
-  });
+  const running = useRunningApp({ fixture: setup.fixture, databaseUrl: setup.databaseUrl });
 
-  beforeAll(async () => {
-    mail = await startMailCatcher();
-    app = await startAppProcess(setup.fixture().dir, env());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await mail?.close();
-  });
-
-  const api = (route: string, init: Parameters<typeof call>[2] = {}) => call(app.url, route, init);
+  const api = (route: string, init: Parameters<typeof call>[2] = {}) => call(running.app.url, route, init);
 
   async function register(label: string): Promise<Account> {
     const email = `${unique(label)}@example.com`;
@@ -140,7 +121,7 @@ export function describeOrgsApp(setup: OrgsSetup): void {
 
   afterAll(() => {
     // A request never gets a 500 for anything these tests do.
-    expect(app?.output() ?? '').not.toContain('"unhandled error"');
+    expect(running.app?.output() ?? '').not.toContain('"unhandled error"');
   });
 
   describe('the role × action matrix', () => {
@@ -264,7 +245,7 @@ export function describeOrgsApp(setup: OrgsSetup): void {
       const owner = await register('inviter');
       const org = await createOrganization(owner, 'Mail Co');
       const email = `${unique('invitee')}@example.com`;
-      const since = mail.messages.length;
+      const since = running.mail.messages.length;
       const created = await api(`/api/organizations/${org.id}/invite`, {
         json: { email: email.toUpperCase(), role: 'admin' },
         token: owner.token,
@@ -278,16 +259,16 @@ export function describeOrgsApp(setup: OrgsSetup): void {
       expect(expiresInDays).toBeGreaterThan(6.9);
       expect(expiresInDays).toBeLessThanOrEqual(7);
 
-      const message = await mail.waitForMail(email, { since });
+      const message = await running.mail.waitForMail(email, { since });
       expect(message.from).toContain('test@gatekit.local');
-      const link = mail.linkFrom(message, `${APP_URL}/invite/`);
+      const link = running.mail.linkFrom(message, `${APP_URL}/invite/`);
       expect(link).toBe(created.body.inviteUrl);
       expect(message.text).not.toContain('evil.test');
       // At least 128 random bits, and never shown in a list or logged.
       expect(Buffer.from(tokenOf(link), 'base64url').length).toBeGreaterThanOrEqual(16);
       const listed = await api(`/api/organizations/${org.id}/invites`, { token: owner.token });
       expect(JSON.stringify(listed.body)).not.toContain(tokenOf(link));
-      expect(app.output()).not.toContain(tokenOf(link));
+      expect(running.app.output()).not.toContain(tokenOf(link));
 
       const preview = await api(`/api/organizations/invite/${tokenOf(link)}`);
       expect(preview.status).toBe(200);
@@ -326,12 +307,12 @@ export function describeOrgsApp(setup: OrgsSetup): void {
       const owner = await register('inviter');
       const org = await createOrganization(owner);
       const email = `${unique('bounced')}@example.com`;
-      mail.setFailing(true);
+      running.mail.setFailing(true);
       let created: Reply;
       try {
         created = await invite(org.id, owner, email);
       } finally {
-        mail.setFailing(false);
+        running.mail.setFailing(false);
       }
       expect(created.status).toBe(201);
       expect(created.body.emailSent).toBe(false);
@@ -339,16 +320,16 @@ export function describeOrgsApp(setup: OrgsSetup): void {
       const listed = await api(`/api/organizations/${org.id}/invites`, { token: owner.token });
       expect(listed.body.invites.map((one: { email: string }) => one.email)).toEqual([email]);
       expect((await api(`/api/organizations/invite/${tokenOf(created.body.inviteUrl)}`)).status).toBe(200);
-      expect(app.output()).toContain('sending the invite mail failed');
-      expect(app.output()).not.toContain(tokenOf(created.body.inviteUrl));
+      expect(running.app.output()).toContain('sending the invite mail failed');
+      expect(running.app.output()).not.toContain(tokenOf(created.body.inviteUrl));
 
       // Resending once the server works again: a new link by mail, the old one is dead.
-      const since = mail.messages.length;
+      const since = running.mail.messages.length;
       const resent = await invite(org.id, owner, email, { resend: true });
       expect(resent.status).toBe(201);
       expect(resent.body.emailSent).toBe(true);
       expect(resent.body.invite.id).toBe(created.body.invite.id);
-      const link = mail.linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/invite/`);
+      const link = running.mail.linkFrom(await running.mail.waitForMail(email, { since }), `${APP_URL}/invite/`);
       expect(link).toBe(resent.body.inviteUrl);
       expect(link).not.toBe(created.body.inviteUrl);
       expect(Date.parse(resent.body.invite.expiresAt)).toBeGreaterThanOrEqual(Date.parse(created.body.invite.expiresAt));
@@ -426,7 +407,7 @@ export function describeOrgsApp(setup: OrgsSetup): void {
     it('limits invite creation per client IP with RATE_LIMIT_MAX', async () => {
       const owner = await register('limited');
       const org = await createOrganization(owner);
-      const limited = await startAppProcess(setup.fixture().dir, { ...env(), RATE_LIMIT_MAX: '2' });
+      const limited = await startAppProcess(setup.fixture().dir, { ...running.env(), RATE_LIMIT_MAX: '2' });
       try {
         const send = () => call(limited.url, `/api/organizations/${org.id}/invite`, { json: { email: `${unique('rl')}@example.com` }, token: owner.token });
         expect((await send()).status).toBe(201);

@@ -7,14 +7,13 @@
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, runAppUntilExit, startAppProcess, type AppProcess } from '../helpers/app-process.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freshSqliteDatabase, TEST_APP_URL as APP_URL, useRunningApp } from '../helpers/running-app.js';
+import { call, runAppUntilExit, startAppProcess } from '../helpers/app-process.js';
 import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
-import { linkFrom, smtpEnv, startMailCatcher, type MailCatcher } from '../helpers/mail-catcher.js';
+import { linkFrom } from '../helpers/mail-catcher.js';
 import { projectChecks } from './project-checks.js';
 
-const JWT_SECRET = 'runtime-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const APP_URL = 'http://frontend.test';
 const PASSWORD = 'correct horse battery staple';
 /** Tests that may wait for the next 30-second time step. */
 const STEP_TIMEOUT = 75_000;
@@ -77,12 +76,6 @@ function wrongCode(secret: string): string {
 }
 
 /** A fresh SQLite file in the fixture folder, migrated with the app's own `db:migrate`. */
-function freshDatabase(fixture: PreparedFixture, name: string): string {
-  const url = `file:${path.join(fixture.dir, `${name}-${Date.now()}.db`)}`;
-  fixture.run('db:migrate', { DATABASE_URL: url });
-  return url;
-}
-
 describe('the RFC 6238 implementation of these tests', () => {
   it('matches the RFC 6238 SHA-1 test vectors', () => {
     const key = Buffer.from('12345678901234567890');
@@ -108,32 +101,14 @@ interface TotpSetup {
 }
 
 function describeTotpApp(setup: TotpSetup): void {
-  let mail: MailCatcher;
-  let app: AppProcess;
-  let databaseUrl: string;
-  const env = (extra: Record<string, string> = {}) => ({
-    JWT_SECRET,
-    DATABASE_URL: databaseUrl,
-    APP_URL,
-    BCRYPT_COST: '4',
-    RATE_LIMIT_MAX: '0',
-    ...(setup.encryptionKey ? { TOTP_ENCRYPTION_KEY: setup.encryptionKey } : {}),
-    ...smtpEnv(mail),
-    ...extra,
-  });
-
-  beforeAll(async () => {
-    mail = await startMailCatcher();
-    databaseUrl = freshDatabase(setup.fixture(), 'totp');
-    app = await startAppProcess(setup.fixture().dir, env());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await mail?.close();
+  const running = useRunningApp({
+    fixture: setup.fixture,
+    databaseUrl: () => freshSqliteDatabase(setup.fixture(), 'totp'),
+    env: (): Record<string, string> => (setup.encryptionKey ? { TOTP_ENCRYPTION_KEY: setup.encryptionKey } : {}),
   });
 
   async function register(email = uniqueEmail()) {
-    const response = await call(app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
+    const response = await call(running.app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
     expect(response.status).toBe(201);
     return { email, token: response.body.token as string, userId: response.body.user.id as string };
   }
@@ -141,17 +116,17 @@ function describeTotpApp(setup: TotpSetup): void {
   /** A registered user with two-factor on. */
   async function enrolled(): Promise<Account> {
     const user = await register();
-    const setupResponse = await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token });
+    const setupResponse = await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token });
     expect(setupResponse.status).toBe(200);
     const account: Account = { ...user, secret: setupResponse.body.secret, recoveryCodes: [], lastStep: -1 };
-    const enabled = await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: await nextCode(account) } });
+    const enabled = await call(running.app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: await nextCode(account) } });
     expect(enabled.status).toBe(200);
     account.recoveryCodes = enabled.body.recoveryCodes;
     return account;
   }
 
   async function passwordLogin(account: { email: string }) {
-    return call(app.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+    return call(running.app.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
   }
 
   /** Password login of a user with two-factor on: the mfa answer, and its token. */
@@ -162,7 +137,7 @@ function describeTotpApp(setup: TotpSetup): void {
     return login.body.mfaToken;
   }
 
-  const verify = (json: object) => call(app.url, '/api/auth/2fa/verify', { json });
+  const verify = (json: object) => call(running.app.url, '/api/auth/2fa/verify', { json });
 
   function expectError(response: { status: number; body: any }, status: number, code: string) {
     expect(response.status).toBe(status);
@@ -180,23 +155,23 @@ function describeTotpApp(setup: TotpSetup): void {
   }
 
   it('documents the five 2FA routes in OpenAPI and serves each of them', async () => {
-    const { body } = await call(app.url, '/api/openapi.json');
+    const { body } = await call(running.app.url, '/api/openapi.json');
     const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
     for (const route of ['setup', 'enable', 'verify', 'disable', 'recovery-codes']) expect(routes).toContain(`POST /api/auth/2fa/${route}`);
     expect(routes.includes('GET /api/auth/magic-link/verify')).toBe(setup.withMagicLink);
     for (const route of routes) {
       const [method, pathname] = route.split(' ') as [string, string];
-      const probe = await call(app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const probe = await call(running.app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
       expect(probe.status, route).not.toBe(404);
     }
-    expect((await call(app.url, '/api/auth/providers')).body.hosted).toEqual(['totp']);
+    expect((await call(running.app.url, '/api/auth/providers')).body.hosted).toEqual(['totp']);
   });
 
   describe('setup and enable', () => {
     it('POST /2fa/setup (auth): secret, otpauth URL, QR code; not enabled yet; the secret is stored encrypted', async () => {
       const user = await register();
-      expectError(await call(app.url, '/api/auth/2fa/setup', { method: 'POST' }), 401, 'UNAUTHENTICATED');
-      const response = await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token });
+      expectError(await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST' }), 401, 'UNAUTHENTICATED');
+      const response = await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token });
       expect(response.status).toBe(200);
       expect(Object.keys(response.body).sort()).toEqual(['otpauthUrl', 'qrCodeDataUrl', 'secret']);
       const { secret, otpauthUrl, qrCodeDataUrl } = response.body;
@@ -208,11 +183,11 @@ function describeTotpApp(setup: TotpSetup): void {
       expect(Object.fromEntries(url.searchParams)).toMatchObject({ secret, algorithm: 'SHA1', digits: '6', period: '30', issuer: setup.name });
       expect(qrCodeDataUrl).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
       expect(Buffer.from(qrCodeDataUrl.split(',')[1], 'base64').subarray(1, 4).toString()).toBe('PNG');
-      expect((await call(app.url, '/api/auth/me', { token: user.token })).body.user.twoFactorEnabled).toBe(false);
+      expect((await call(running.app.url, '/api/auth/me', { token: user.token })).body.user.twoFactorEnabled).toBe(false);
       // Not enabled: password login still answers with a token.
       expect((await passwordLogin(user)).body.token).toEqual(expect.any(String));
 
-      const db = new Database(databaseUrl.slice('file:'.length), { readonly: true });
+      const db = new Database(running.databaseUrl.slice('file:'.length), { readonly: true });
       try {
         const row = db.prepare('SELECT * FROM TwoFactorSecret WHERE userId = ?').get(user.userId) as { encryptedSecret: string };
         expect(row.encryptedSecret).not.toContain(secret);
@@ -224,18 +199,18 @@ function describeTotpApp(setup: TotpSetup): void {
 
     it('POST /2fa/enable: 401 INVALID_CODE for a wrong code; a right one turns it on and returns 10 recovery codes, stored hashed', async () => {
       const user = await register();
-      const { secret } = (await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token })).body;
-      expectError(await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: wrongCode(secret) } }), 401, 'INVALID_CODE');
-      expect((await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: '12345' } })).status).toBe(400);
-      const enabled = await call(app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: totpAt(secret, currentStep()) } });
+      const { secret } = (await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST', token: user.token })).body;
+      expectError(await call(running.app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: wrongCode(secret) } }), 401, 'INVALID_CODE');
+      expect((await call(running.app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: '12345' } })).status).toBe(400);
+      const enabled = await call(running.app.url, '/api/auth/2fa/enable', { token: user.token, json: { code: totpAt(secret, currentStep()) } });
       expect(enabled.status).toBe(200);
       expect(Object.keys(enabled.body)).toEqual(['recoveryCodes']);
       expect(enabled.body.recoveryCodes).toHaveLength(10);
       expect(new Set(enabled.body.recoveryCodes).size).toBe(10);
       for (const code of enabled.body.recoveryCodes) expect(code).toMatch(/^[a-z0-9-]{10,}$/);
-      const me = await call(app.url, '/api/auth/me', { token: user.token });
+      const me = await call(running.app.url, '/api/auth/me', { token: user.token });
       expect(me.body.user.twoFactorEnabled).toBe(true);
-      const db = new Database(databaseUrl.slice('file:'.length), { readonly: true });
+      const db = new Database(running.databaseUrl.slice('file:'.length), { readonly: true });
       try {
         const rows = db.prepare('SELECT * FROM RecoveryCode WHERE userId = ?').all(user.userId);
         expect(rows).toHaveLength(10);
@@ -250,10 +225,10 @@ function describeTotpApp(setup: TotpSetup): void {
     it('password login answers mfaRequired, issues no token, and the mfaToken is refused as a Bearer token', async () => {
       const account = await enrolled();
       const token = await mfaToken(account);
-      const asBearer = await call(app.url, '/api/auth/me', { token });
+      const asBearer = await call(running.app.url, '/api/auth/me', { token });
       expectError(asBearer, 401, 'UNAUTHENTICATED');
       expect(asBearer.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect((await call(app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     });
 
     it('POST /2fa/verify with a code answers the token response; the same code (time step) never works again', async () => {
@@ -261,7 +236,7 @@ function describeTotpApp(setup: TotpSetup): void {
       const code = await nextCode(account);
       const signedIn = await verify({ mfaToken: await mfaToken(account), code });
       expectTokenResponse(signedIn, account);
-      expect((await call(app.url, '/api/auth/me', { token: signedIn.body.token })).status).toBe(200);
+      expect((await call(running.app.url, '/api/auth/me', { token: signedIn.body.token })).status).toBe(200);
       expectError(await verify({ mfaToken: await mfaToken(account), code }), 401, 'INVALID_CODE');
       // Codes of earlier steps are refused too, even inside the window.
       expectError(await verify({ mfaToken: await mfaToken(account), code: totpAt(account.secret, account.lastStep - 1) }), 401, 'INVALID_CODE');
@@ -312,7 +287,7 @@ function describeTotpApp(setup: TotpSetup): void {
       expectError(await verify({ mfaToken: token, recoveryCode: account.recoveryCodes[1] }), 401, 'INVALID_TOKEN');
 
       const expiring = await mfaToken(account);
-      const db = new Database(databaseUrl.slice('file:'.length));
+      const db = new Database(running.databaseUrl.slice('file:'.length));
       try {
         const row = db.prepare('SELECT id, expiresAt, createdAt FROM TwoFactorChallenge WHERE userId = ? AND usedAt IS NULL').get(account.userId) as { id: string; expiresAt: string; createdAt: string };
         const millis = (value: string | number) => (typeof value === 'number' ? value : Date.parse(value));
@@ -329,10 +304,10 @@ function describeTotpApp(setup: TotpSetup): void {
 
     it('password reset of a user with two-factor on answers mfaRequired too', async () => {
       const account = await enrolled();
-      const since = mail.messages.length;
-      expect((await call(app.url, '/api/auth/password/forgot', { json: { email: account.email } })).status).toBe(202);
-      const link = linkFrom(await mail.waitForMail(account.email, { since }), `${APP_URL}/reset-password?token=`);
-      const reset = await call(app.url, '/api/auth/password/reset', { json: { token: new URL(link).searchParams.get('token'), password: 'a new passphrase here' } });
+      const since = running.mail.messages.length;
+      expect((await call(running.app.url, '/api/auth/password/forgot', { json: { email: account.email } })).status).toBe(202);
+      const link = linkFrom(await running.mail.waitForMail(account.email, { since }), `${APP_URL}/reset-password?token=`);
+      const reset = await call(running.app.url, '/api/auth/password/reset', { json: { token: new URL(link).searchParams.get('token'), password: 'a new passphrase here' } });
       expect(reset.status).toBe(200);
       expect(reset.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
     });
@@ -340,31 +315,31 @@ function describeTotpApp(setup: TotpSetup): void {
     if (setup.withMagicLink) {
       it('a magic link of a user with two-factor on answers mfaRequired, and only the second factor gives a token', async () => {
         const account = await enrolled();
-        const since = mail.messages.length;
-        expect((await call(app.url, '/api/auth/magic-link/send', { json: { email: account.email } })).status).toBe(202);
-        const link = linkFrom(await mail.waitForMail(account.email, { since }), `${APP_URL}/magic-link?token=`);
-        const byLink = await call(app.url, `/api/auth/magic-link/verify?token=${new URL(link).searchParams.get('token')}`);
+        const since = running.mail.messages.length;
+        expect((await call(running.app.url, '/api/auth/magic-link/send', { json: { email: account.email } })).status).toBe(202);
+        const link = linkFrom(await running.mail.waitForMail(account.email, { since }), `${APP_URL}/magic-link?token=`);
+        const byLink = await call(running.app.url, `/api/auth/magic-link/verify?token=${new URL(link).searchParams.get('token')}`);
         expect(byLink.status).toBe(200);
         expect(byLink.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
-        expectError(await call(app.url, '/api/auth/me', { token: byLink.body.mfaToken }), 401, 'UNAUTHENTICATED');
+        expectError(await call(running.app.url, '/api/auth/me', { token: byLink.body.mfaToken }), 401, 'UNAUTHENTICATED');
         expectError(await verify({ mfaToken: byLink.body.mfaToken, code: wrongCode(account.secret) }), 401, 'INVALID_CODE');
         expectTokenResponse(await verify({ mfaToken: byLink.body.mfaToken, code: await nextCode(account) }), account);
       }, STEP_TIMEOUT);
 
       it('a user who signed up by magic link turns two-factor on, and the next link needs the second factor', async () => {
         const email = uniqueEmail();
-        const since = mail.messages.length;
-        await call(app.url, '/api/auth/magic-link/send', { json: { email } });
-        const first = linkFrom(await mail.waitForMail(email, { since }), `${APP_URL}/magic-link?token=`);
-        const signedUp = await call(app.url, `/api/auth/magic-link/verify?token=${new URL(first).searchParams.get('token')}`);
+        const since = running.mail.messages.length;
+        await call(running.app.url, '/api/auth/magic-link/send', { json: { email } });
+        const first = linkFrom(await running.mail.waitForMail(email, { since }), `${APP_URL}/magic-link?token=`);
+        const signedUp = await call(running.app.url, `/api/auth/magic-link/verify?token=${new URL(first).searchParams.get('token')}`);
         expect(signedUp.status).toBe(200);
-        const { secret } = (await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: signedUp.body.token })).body;
+        const { secret } = (await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST', token: signedUp.body.token })).body;
         const account: Account = { email, token: signedUp.body.token, userId: signedUp.body.user.id, secret, recoveryCodes: [], lastStep: -1 };
-        expect((await call(app.url, '/api/auth/2fa/enable', { token: account.token, json: { code: await nextCode(account) } })).status).toBe(200);
-        const again = mail.messages.length;
-        await call(app.url, '/api/auth/magic-link/send', { json: { email } });
-        const second = linkFrom(await mail.waitForMail(email, { since: again }), `${APP_URL}/magic-link?token=`);
-        const byLink = await call(app.url, `/api/auth/magic-link/verify?token=${new URL(second).searchParams.get('token')}`);
+        expect((await call(running.app.url, '/api/auth/2fa/enable', { token: account.token, json: { code: await nextCode(account) } })).status).toBe(200);
+        const again = running.mail.messages.length;
+        await call(running.app.url, '/api/auth/magic-link/send', { json: { email } });
+        const second = linkFrom(await running.mail.waitForMail(email, { since: again }), `${APP_URL}/magic-link?token=`);
+        const byLink = await call(running.app.url, `/api/auth/magic-link/verify?token=${new URL(second).searchParams.get('token')}`);
         expect(byLink.body.mfaRequired).toBe(true);
         expect(byLink.body.token).toBeUndefined();
         expectTokenResponse(await verify({ mfaToken: byLink.body.mfaToken, code: await nextCode(account) }), account);
@@ -375,8 +350,8 @@ function describeTotpApp(setup: TotpSetup): void {
   describe('managing two-factor', () => {
     it('POST /2fa/recovery-codes (auth, code): 10 new codes; the old ones stop working', async () => {
       const account = await enrolled();
-      expectError(await call(app.url, '/api/auth/2fa/recovery-codes', { token: account.token, json: { code: wrongCode(account.secret) } }), 401, 'INVALID_CODE');
-      const response = await call(app.url, '/api/auth/2fa/recovery-codes', { token: account.token, json: { code: await nextCode(account) } });
+      expectError(await call(running.app.url, '/api/auth/2fa/recovery-codes', { token: account.token, json: { code: wrongCode(account.secret) } }), 401, 'INVALID_CODE');
+      const response = await call(running.app.url, '/api/auth/2fa/recovery-codes', { token: account.token, json: { code: await nextCode(account) } });
       expect(response.status).toBe(200);
       expect(response.body.recoveryCodes).toHaveLength(10);
       for (const old of account.recoveryCodes.slice(0, 2)) {
@@ -389,33 +364,33 @@ function describeTotpApp(setup: TotpSetup): void {
       const account = await enrolled();
       const second = await verify({ mfaToken: await mfaToken(account), code: await nextCode(account) });
       expect(second.status).toBe(200);
-      expectError(await call(app.url, '/api/auth/2fa/disable', { token: account.token, json: { code: wrongCode(account.secret) } }), 401, 'INVALID_CODE');
-      expect((await call(app.url, '/api/auth/me', { token: account.token })).status).toBe(200);
-      const disabled = await call(app.url, '/api/auth/2fa/disable', { token: account.token, json: { code: await nextCode(account) } });
+      expectError(await call(running.app.url, '/api/auth/2fa/disable', { token: account.token, json: { code: wrongCode(account.secret) } }), 401, 'INVALID_CODE');
+      expect((await call(running.app.url, '/api/auth/me', { token: account.token })).status).toBe(200);
+      const disabled = await call(running.app.url, '/api/auth/2fa/disable', { token: account.token, json: { code: await nextCode(account) } });
       expect(disabled.status).toBe(200);
       expect(disabled.body).toEqual({ user: expect.objectContaining({ id: account.userId, twoFactorEnabled: false }) });
-      expectError(await call(app.url, '/api/auth/me', { token: account.token }), 401, 'UNAUTHENTICATED');
-      expectError(await call(app.url, '/api/auth/me', { token: second.body.token }), 401, 'UNAUTHENTICATED');
+      expectError(await call(running.app.url, '/api/auth/me', { token: account.token }), 401, 'UNAUTHENTICATED');
+      expectError(await call(running.app.url, '/api/auth/me', { token: second.body.token }), 401, 'UNAUTHENTICATED');
       const login = await passwordLogin(account);
       expect(login.status).toBe(200);
       expect(login.body.token).toEqual(expect.any(String));
       expect(login.body.user.twoFactorEnabled).toBe(false);
       // Two-factor is off now, so managing it is refused.
-      expect((await call(app.url, '/api/auth/2fa/recovery-codes', { token: login.body.token, json: { code: '000000' } })).status).toBe(403);
+      expect((await call(running.app.url, '/api/auth/2fa/recovery-codes', { token: login.body.token, json: { code: '000000' } })).status).toBe(403);
     }, STEP_TIMEOUT);
 
     it('setup again while on is refused; enable without setup is refused', async () => {
       const account = await enrolled();
-      expectError(await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token: account.token }), 403, 'FORBIDDEN');
+      expectError(await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST', token: account.token }), 403, 'FORBIDDEN');
       const fresh = await register();
-      expectError(await call(app.url, '/api/auth/2fa/enable', { token: fresh.token, json: { code: '123456' } }), 403, 'FORBIDDEN');
-      expectError(await call(app.url, '/api/auth/2fa/disable', { token: fresh.token, json: { code: '123456' } }), 403, 'FORBIDDEN');
+      expectError(await call(running.app.url, '/api/auth/2fa/enable', { token: fresh.token, json: { code: '123456' } }), 403, 'FORBIDDEN');
+      expectError(await call(running.app.url, '/api/auth/2fa/disable', { token: fresh.token, json: { code: '123456' } }), 403, 'FORBIDDEN');
     });
   });
 
   it('with another encryption key, stored secrets are unreadable: codes fail, recovery codes still work', async () => {
     const account = await enrolled();
-    const rekeyed = await startAppProcess(setup.fixture().dir, env({ TOTP_ENCRYPTION_KEY: 'a-different-key-of-at-least-32-characters-0123' }));
+    const rekeyed = await startAppProcess(setup.fixture().dir, running.env({ TOTP_ENCRYPTION_KEY: 'a-different-key-of-at-least-32-characters-0123' }));
     try {
       const login = await call(rekeyed.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
       expect(login.body.mfaRequired).toBe(true);
@@ -432,7 +407,7 @@ function describeTotpApp(setup: TotpSetup): void {
   }, STEP_TIMEOUT);
 
   it('refuses a TOTP_ENCRYPTION_KEY shorter than 32 characters at start-up', async () => {
-    const result = await runAppUntilExit(setup.fixture().dir, env({ TOTP_ENCRYPTION_KEY: 'too-short' }));
+    const result = await runAppUntilExit(setup.fixture().dir, running.env({ TOTP_ENCRYPTION_KEY: 'too-short' }));
     expect(result.code).toBe(1);
     expect(result.output).toContain('TOTP_ENCRYPTION_KEY');
   });
@@ -442,13 +417,13 @@ function describeTotpApp(setup: TotpSetup): void {
     const token = await mfaToken(account);
     const code = await nextCode(account);
     await verify({ mfaToken: token, code });
-    const output = app.output();
+    const output = running.app.output();
     for (const value of [account.secret, token, account.recoveryCodes[0]!, code]) expect(output).not.toContain(value);
     for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
   it('rate limits /2fa/verify per IP with 429 RATE_LIMITED and Retry-After', async () => {
-    const limited = await startAppProcess(setup.fixture().dir, env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
+    const limited = await startAppProcess(setup.fixture().dir, running.env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
     try {
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof call>> | undefined;
