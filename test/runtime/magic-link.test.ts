@@ -4,14 +4,13 @@
  * over HTTP, with a real SMTP server catching the mails.
  */
 import { request as httpRequest } from 'node:http';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freshSqliteDatabase, TEST_APP_URL as APP_URL, useRunningApp } from '../helpers/running-app.js';
 import { call, startAppProcess } from '../helpers/app-process.js';
-import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import type { PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom, type Mail } from '../helpers/mail-catcher.js';
-import { projectChecks } from './project-checks.js';
+import { sqliteFixtureWithChecks } from './project-checks.js';
 
 const LINK_PREFIX = `${APP_URL}/magic-link?token=`;
 const PASSWORD = 'correct horse battery staple';
@@ -288,17 +287,10 @@ for (const { name, withJwt } of [
   { name: 'magic-link', withJwt: false },
 ]) {
   describe(`${name} fixture`, () => {
-    let fixture: PreparedFixture;
-    beforeAll(() => {
-      fixture = prepareFixture(name);
-    });
-
-    describe('the generated project', () => {
-      projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });
-    });
+    const fixture = sqliteFixtureWithChecks(name);
 
     describe('the running server (B.5)', () => {
-      describeMagicLinkApp({ name, fixture: () => fixture, withJwt });
+      describeMagicLinkApp({ name, fixture, withJwt });
     });
   });
 }

@@ -1,19 +1,11 @@
 import path from 'node:path';
-import { beforeAll, describe } from 'vitest';
-import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { describe } from 'vitest';
 import { describeJwtApp } from './jwt-app.scenarios.js';
-import { projectChecks } from './project-checks.js';
+import { sqliteFixtureWithChecks } from './project-checks.js';
 
-let fixture: PreparedFixture;
-beforeAll(() => {
-  fixture = prepareFixture('minimal');
-});
-const databaseUrl = () => `file:${path.join(fixture.dir, 'dev.db')}`;
-
-describe('minimal fixture (jwt, SQLite): the generated project', () => {
-  projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl });
-});
-
-describe('minimal fixture (jwt, SQLite): the running server', () => {
-  describeJwtApp({ fixture: () => fixture, databaseUrl, redisDb: 13 });
+describe('minimal fixture (jwt, SQLite)', () => {
+  const fixture = sqliteFixtureWithChecks('minimal');
+  describe('the running server', () => {
+    describeJwtApp({ fixture, databaseUrl: () => `file:${path.join(fixture().dir, 'dev.db')}`, redisDb: 13 });
+  });
 });

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { expect, it } from 'vitest';
-import type { PreparedFixture } from '../helpers/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { findDrift } from '../helpers/schema-engine.js';
 
 function sourceFiles(dir: string, root = dir): string[] {
@@ -33,13 +33,13 @@ export interface ProjectCheckSetup {
 export function projectChecks(setup: ProjectCheckSetup): void {
   it('type-checks in strict mode (tsc --noEmit)', () => {
     expect(setup.fixture().run('typecheck')).toContain('tsc --noEmit');
-  });
+  }, 180_000);
 
   it("passes its own test suite (npm test)", () => {
     const output = setup.fixture().run('test');
     expect(output).toMatch(/Tests\s+\d+ passed/);
     expect(output).not.toMatch(/skipped|todo|failed/);
-  });
+  }, 300_000);
 
   it('declares every package it imports, and imports every runtime package it declares', () => {
     const { dir } = setup.fixture();
@@ -96,4 +96,19 @@ export function projectChecks(setup: ProjectCheckSetup): void {
     const url = setup.db === 'sqlite' ? `file:${path.join(dir, 'dev.db')}` : setup.databaseUrl();
     expect(await findDrift({ db: setup.db, url, schema })).toBe('');
   });
+}
+
+/**
+ * Prepares a SQLite fixture (generate, install, build, migrate dev.db) before the tests of the
+ * enclosing describe, runs the project checks on it, and returns a getter for it.
+ */
+export function sqliteFixtureWithChecks(name: string): () => PreparedFixture {
+  let fixture: PreparedFixture;
+  beforeAll(() => {
+    fixture = prepareFixture(name);
+  });
+  describe('the generated project', () => {
+    projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });
+  });
+  return () => fixture;
 }

@@ -5,14 +5,13 @@
  * node:crypto, not from the library the app uses.
  */
 import { createHmac } from 'node:crypto';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freshSqliteDatabase, TEST_APP_URL as APP_URL, useRunningApp } from '../helpers/running-app.js';
 import { call, runAppUntilExit, startAppProcess } from '../helpers/app-process.js';
-import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import type { PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
-import { projectChecks } from './project-checks.js';
+import { sqliteFixtureWithChecks } from './project-checks.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** Tests that may wait for the next 30-second time step. */
@@ -445,17 +444,10 @@ for (const { name, withMagicLink, encryptionKey } of [
   { name: 'jwt-magic-link-totp', withMagicLink: true, encryptionKey: undefined },
 ]) {
   describe(`${name} fixture`, () => {
-    let fixture: PreparedFixture;
-    beforeAll(() => {
-      fixture = prepareFixture(name);
-    });
-
-    describe('the generated project', () => {
-      projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });
-    });
+    const fixture = sqliteFixtureWithChecks(name);
 
     describe('the running server (B.8)', () => {
-      describeTotpApp({ name, fixture: () => fixture, withMagicLink, encryptionKey });
+      describeTotpApp({ name, fixture, withMagicLink, encryptionKey });
     });
   });
 }
