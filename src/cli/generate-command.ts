@@ -73,7 +73,7 @@ export async function runGenerate(
   const projectName = projectNameOf(directory);
   if (!flags.dryRun) checkTarget(directory, Boolean(flags.force));
 
-  const project = generateProject({ projectName, choices, registry, envOverrides: envOverrides(choices) });
+  const project = generateProject({ projectName, directory, choices, registry, envOverrides: envOverrides(choices) });
 
   if (flags.dryRun) {
     if (flags.json) {

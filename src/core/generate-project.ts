@@ -24,6 +24,8 @@ export interface GenerateInput {
   registry: ModuleRegistry;
   /** Values for the development .env, e.g. DATABASE_URL taken from the environment. */
   envOverrides?: Record<string, string>;
+  /** The target directory as the user typed it, for the `cd` step; defaults to the project name. */
+  directory?: string;
   /** Fixed clock for reproducible output (migration names). */
   now?: Date;
 }
@@ -88,7 +90,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
 
   const run = runCommand(choices.pm);
   const nextSteps = [
-    `cd ${projectName}`,
+    `cd ${input.directory ?? projectName}`,
     ...(choices.install ? [] : [`${choices.pm} install`, `${run} db:migrate`]),
     ...modules.flatMap((module) => module.manifest.nextSteps),
     `${run} dev`,

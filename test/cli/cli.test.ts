@@ -75,7 +75,7 @@ describe('generate', () => {
       { id: 'jwt', category: 'direct', tag: '1.0' },
     ]);
     expect(summary.files.map((file: { path: string }) => file.path)).toContain('gatekit.json');
-    expect(summary.nextSteps[0]).toBe('cd json');
+    expect(summary.nextSteps[0]).toBe(`cd ${dir}`);
     expect(result.stderr).toContain('Wrote');
   });
 

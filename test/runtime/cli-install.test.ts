@@ -27,7 +27,7 @@ describe('create-gatekit with install, migrate and git (the default path), on Po
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('Installing dependencies (npm install)');
     expect(result.stdout).toContain('Applying database migrations (db:migrate)');
-    expect(result.stdout).toMatch(/Next steps:\n\s+cd cli-install-postgresql\n\s+npm run dev/);
+    expect(result.stdout).toContain(`Next steps:\n  cd ${dir}\n  npm run dev`);
   });
 
   it('applied the migrations to the DATABASE_URL it was given, recorded as Prisma records them', async () => {
