@@ -1,8 +1,7 @@
 import type { ModuleRegistry } from '../core/registry.js';
-import { compareTags, CURRENT_RELEASE, isAvailableAt, RELEASES } from '../core/releases.js';
+import { compareTags, CURRENT_RELEASE, isAvailableAt } from '../core/releases.js';
 import { CATEGORIES } from '../core/manifest.js';
-import { UsageError } from '../core/errors.js';
-import { didYouMean } from '../core/suggest.js';
+import { checkTemplateVersion } from '../core/resolve-selection.js';
 import type { Reporter } from './reporter.js';
 
 export interface ListFlags {
@@ -12,9 +11,7 @@ export interface ListFlags {
 
 /** Every selectable module (not the always-present base) with its category and tag. */
 export function listModules(registry: ModuleRegistry, templateVersion: string = CURRENT_RELEASE) {
-  if (!(RELEASES as readonly string[]).includes(templateVersion)) {
-    throw new UsageError(`Unknown --template-version '${templateVersion}'. ${didYouMean(templateVersion, RELEASES)}Valid releases: ${RELEASES.join(', ')}.`);
-  }
+  checkTemplateVersion(templateVersion);
   return [...registry.modules.values()]
     .filter(({ manifest }) => manifest.category !== 'base' && isAvailableAt(manifest.tag, templateVersion))
     .sort(

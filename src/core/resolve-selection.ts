@@ -22,7 +22,8 @@ function modulesOf(registry: ModuleRegistry, category: Category): LoadedModule[]
   return [...registry.modules.values()].filter((module) => module.manifest.category === category);
 }
 
-function checkTemplateVersion(templateVersion: string): void {
+/** Refuses a --template-version that is not a release, naming the valid ones. */
+export function checkTemplateVersion(templateVersion: string): void {
   if (!(RELEASES as readonly string[]).includes(templateVersion)) {
     throw new UsageError(
       `Unknown --template-version '${templateVersion}'. ${didYouMean(templateVersion, RELEASES)}Valid releases: ${RELEASES.join(', ')}.`,

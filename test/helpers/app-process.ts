@@ -12,13 +12,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The environment of a generated app's process: ours, minus test-runner variables. */
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base = { ...process.env };
+/**
+ * The environment for a generated project's processes: ours minus the test runner's own
+ * variables (VITEST*, NODE_ENV=test, colours), so the project behaves as when a person runs it.
+ */
+export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const key of Object.keys(base)) {
-    if (key.startsWith('VITEST') || key === 'NODE_ENV' || key === 'TEST') delete base[key];
+    if (key.startsWith('VITEST') || ['NODE_ENV', 'TEST', 'FORCE_COLOR'].includes(key)) delete base[key];
   }
-  return { ...base, LOG_LEVEL: 'info', ...env };
+  return { ...base, ...env };
 }
 
 export interface AppProcess {
@@ -35,7 +38,7 @@ async function spawnServer(dir: string, env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
     cwd: dir,
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
+    env: childEnv({ LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const collected = { text: '' };

@@ -5,6 +5,7 @@ import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { mergeChoices, readConfigFile } from '../../src/core/choices.js';
 import { generateProject } from '../../src/core/generate-project.js';
 import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+import { childEnv } from './app-process.js';
 import { ROOT, runCli } from './run-cli.js';
 
 export const FIXTURES_DIR = path.join(ROOT, 'fixtures');
@@ -86,15 +87,8 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
   if (cacheFits) renameSync(modulesCache, path.join(dir, 'node_modules'));
   const shared = sharedInstallDir(dir);
   if (!cacheFits && existsSync(shared)) linkTree(shared, path.join(dir, 'node_modules'));
-  const childEnv = { ...process.env, ...env, NODE_ENV: '' } as NodeJS.ProcessEnv;
-  delete childEnv.NODE_ENV;
-  delete childEnv.FORCE_COLOR;
-  childEnv.NO_COLOR = '1';
-  delete childEnv.VITEST;
-  delete childEnv.VITEST_WORKER_ID;
-  delete childEnv.VITEST_POOL_ID;
   const npm = (args: string[], step: string, extraEnv: Record<string, string> = {}) =>
-    run('npm', args, { cwd: dir, env: { ...childEnv, ...extraEnv }, step: `${name}: ${step}` });
+    run('npm', args, { cwd: dir, env: childEnv({ ...env, ...extraEnv }), step: `${name}: ${step}` });
   npm(['install', '--no-audit', '--no-fund', '--prefer-offline'], 'npm install');
   if (!existsSync(shared)) {
     const partial = `${shared}.partial-${process.pid}`;

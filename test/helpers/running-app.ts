@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { startAppProcess, type AppProcess } from './app-process.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startAppProcess, type AppProcess, type call } from './app-process.js';
 import type { PreparedFixture } from './fixtures.js';
 import { smtpEnv, startMailCatcher, type MailCatcher } from './mail-catcher.js';
 
@@ -65,4 +65,36 @@ export function useRunningApp(options: {
     },
     env,
   };
+}
+
+type Reply = Awaited<ReturnType<typeof call>>;
+
+/**
+ * Starts a second instance allowing `max` requests per window, sends max + 1 requests and expects
+ * the allowed ones to answer `allowedStatus` and the last one 429 RATE_LIMITED with Retry-After.
+ * `after` runs further checks against the limited instance before it stops.
+ */
+export async function expectRateLimit(
+  running: RunningApp,
+  fixture: PreparedFixture,
+  options: { max: number; allowedStatus: number; request: (url: string) => Promise<Reply>; after?: (url: string) => Promise<void> },
+): Promise<void> {
+  const limited = await startAppProcess(fixture.dir, running.env({ RATE_LIMIT_MAX: String(options.max), RATE_LIMIT_WINDOW_SECONDS: '60' }));
+  try {
+    const replies: Reply[] = [];
+    for (let i = 0; i <= options.max; i++) replies.push(await options.request(limited.url));
+    expect(replies.map((reply) => reply.status)).toEqual([...Array(options.max).fill(options.allowedStatus), 429]);
+    const last = replies[options.max]!;
+    expect(last.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    await options.after?.(limited.url);
+  } finally {
+    await limited.stop();
+  }
+}
+
+/** Every line the app printed is JSON, and none contains any of the secrets. */
+export function expectCleanLogs(output: string, secrets: string[]): void {
+  for (const secret of secrets) expect(output).not.toContain(secret);
+  for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
 }

@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { freshSqliteDatabase, TEST_APP_URL as APP_URL, useRunningApp } from '../helpers/running-app.js';
+import { TEST_APP_URL as APP_URL, expectCleanLogs, expectRateLimit, freshSqliteDatabase, useRunningApp } from '../helpers/running-app.js';
 import { call, runAppUntilExit, startAppProcess } from '../helpers/app-process.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
@@ -416,26 +416,16 @@ function describeTotpApp(setup: TotpSetup): void {
     const token = await mfaToken(account);
     const code = await nextCode(account);
     await verify({ mfaToken: token, code });
-    const output = running.app.output();
-    for (const value of [account.secret, token, account.recoveryCodes[0]!, code]) expect(output).not.toContain(value);
-    for (const line of output.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+    expectCleanLogs(running.app.output(), [account.secret, token, account.recoveryCodes[0]!, code]);
   });
 
   it('rate limits /2fa/verify per IP with 429 RATE_LIMITED and Retry-After', async () => {
-    const limited = await startAppProcess(setup.fixture().dir, running.env({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' }));
-    try {
-      const statuses: number[] = [];
-      let last: Awaited<ReturnType<typeof call>> | undefined;
-      for (let i = 0; i < 4; i++) {
-        last = await call(limited.url, '/api/auth/2fa/verify', { json: { mfaToken: `unknown-${i}`, code: '123456' } });
-        statuses.push(last.status);
-      }
-      expect(statuses).toEqual([401, 401, 401, 429]);
-      expect(last!.body.error.code).toBe('RATE_LIMITED');
-      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
-    } finally {
-      await limited.stop();
-    }
+    let attempt = 0;
+    await expectRateLimit(running, setup.fixture(), {
+      max: 3,
+      allowedStatus: 401,
+      request: (url) => call(url, '/api/auth/2fa/verify', { json: { mfaToken: `unknown-${attempt++}`, code: '123456' } }),
+    });
   });
 }
 

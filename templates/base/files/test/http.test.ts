@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostedServices, oauthProviders, signInMethods } from '../src/modules/auth/providers.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
@@ -22,9 +23,14 @@ describe('health and documents', () => {
     expect(document.paths['/api/auth/me'].get).toBeDefined();
   });
 
-  it('lists the sign-in methods', async () => {
+  it('lists the sign-in methods of this app, with no OAuth provider configured yet', async () => {
     const providers = await (await app.request('/api/auth/providers')).json();
-    expect(providers).toEqual({ methods: expect.any(Array), oauth: expect.any(Array), hosted: expect.any(Array) });
+    expect(providers).toEqual({
+      methods: signInMethods,
+      oauth: oauthProviders.map(({ id, name }) => ({ id, name, configured: false })),
+      hosted: hostedServices,
+    });
+    expect(providers.methods.length + providers.oauth.length).toBeGreaterThan(0);
   });
 });
 
