@@ -12,6 +12,16 @@ export type Category = (typeof CATEGORIES)[number];
 
 export const MANIFEST_FILE = 'gatekit.module.json';
 
+/**
+ * Account events a module can take part in:
+ * - loginChallenges: (ctx, user, pending?) => challenge | undefined, after every first factor, before a token is issued;
+ * - revokeAll: (db, userId) => void, when every token of a user is revoked (void the module's one-time secrets);
+ * - takeOver: (db, userId) => void, when the first mailbox proof takes a provisional account over (remove what was set up before);
+ * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed.
+ */
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'deferredSteps'] as const;
+export type HookName = (typeof HOOKS)[number];
+
 const envVarSchema = z.object({
   name: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'env var names are UPPER_SNAKE_CASE'),
   comment: z.string().min(1),
@@ -53,8 +63,11 @@ export const manifestSchema = z.object({
   routers: z.array(importRefSchema).default([]),
   /** A second factor (TOTP): it cannot be the only way to sign in. */
   secondFactorOnly: z.boolean().default(false),
-  /** Checks run after every first factor, before a token is issued: (ctx, user) => challenge | undefined. */
-  loginChallenges: z.array(importRefSchema).default([]),
+  /**
+   * Functions the app calls at account events, by event (see HOOKS). Each list is rendered into
+   * src/modules/auth/account-hooks.ts in module order.
+   */
+  hooks: z.partialRecord(z.enum(HOOKS), z.array(importRefSchema)).default({}),
   /** Zod object shapes merged into the app's config schema. */
   config: z.array(importRefSchema).default([]),
   /** Entries for GET /api/auth/providers. */

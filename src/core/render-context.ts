@@ -1,4 +1,4 @@
-import type { Database, ImportRef, LoadedModule } from './manifest.js';
+import { HOOKS, type Database, type HookName, type ImportRef, type LoadedModule } from './manifest.js';
 
 /** What every template sees. Kept small on purpose: templates are mostly plain code. */
 export interface RenderContext {
@@ -8,7 +8,7 @@ export interface RenderContext {
   modules: Record<string, boolean>;
   routers: ImportRef[];
   configs: ImportRef[];
-  loginChallenges: ImportRef[];
+  hooks: Record<HookName, ImportRef[]>;
   providers: {
     methods: string[];
     oauth: { id: string; name: string; clientIdEnv: string }[];
@@ -29,7 +29,7 @@ export function buildRenderContext(
     modules: Object.fromEntries(manifests.map((manifest) => [manifest.id, true])),
     routers: manifests.flatMap((manifest) => manifest.routers),
     configs: manifests.flatMap((manifest) => manifest.config),
-    loginChallenges: manifests.flatMap((manifest) => manifest.loginChallenges),
+    hooks: Object.fromEntries(HOOKS.map((hook) => [hook, manifests.flatMap((manifest) => manifest.hooks[hook] ?? [])])) as Record<HookName, ImportRef[]>,
     providers: {
       methods: manifests.flatMap((manifest) => manifest.providers.methods),
       oauth: manifests.flatMap((manifest) => manifest.providers.oauth),

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import type { CounterStore } from './http/counter-store.js';
 import type { RateLimitFactory } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
 import type { Mailer } from './mail/mailer.js';
@@ -11,4 +12,6 @@ export interface AppContext {
   logger: Logger;
   mailer: Mailer;
   rateLimit: RateLimitFactory;
+  /** Expiring counters shared by every instance when REDIS_URL is set (mail limits, two-factor lock). */
+  counters: CounterStore;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createApp, type App } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { answerClientError } from './http/client-error.js';
 
 /** A configuration problem stops the process with a message naming the variable, before any port opens. */
 async function start(): Promise<App> {
@@ -23,6 +24,7 @@ const { config } = context;
 const server: Server = app.listen(config.PORT, config.HOST, () => {
   context.logger.info({ port: config.PORT, host: config.HOST, url: config.API_URL }, 'server listening');
 });
+server.on('clientError', answerClientError);
 server.on('error', (error) => {
   context.logger.fatal({ err: error }, 'server failed to start');
   process.exit(1);

@@ -24,6 +24,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: valid.DATABASE_URL })).toThrow(/JWT_SECRET/);
   });
 
+  it('believes X-Forwarded-For only from the proxies TRUST_PROXY names, and refuses true', () => {
+    expect(loadConfig(valid).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ ...valid, TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
+    expect(loadConfig({ ...valid, TRUST_PROXY: '10.0.0.0/8, 192.168.1.5' }).TRUST_PROXY).toEqual(['10.0.0.0/8', '192.168.1.5']);
+    expect(() => loadConfig({ ...valid, TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY: true trusts every client/);
+    expect(() => loadConfig({ ...valid, TRUST_PROXY: 'my-proxy' })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ ...valid, TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('needs REAUTH_MAX_AGE_MINUTES of at least 1', () => {
+    expect(loadConfig(valid).REAUTH_MAX_AGE_MINUTES).toBe(15);
+    expect(() => loadConfig({ ...valid, REAUTH_MAX_AGE_MINUTES: '0' })).toThrow(/REAUTH_MAX_AGE_MINUTES/);
+  });
+
   it('refuses the .env.example placeholder in production only', () => {
     expect(() => loadConfig({ ...valid, NODE_ENV: 'production', JWT_SECRET: JWT_SECRET_PLACEHOLDER })).toThrow(/JWT_SECRET/);
     expect(loadConfig({ ...valid, JWT_SECRET: JWT_SECRET_PLACEHOLDER }).JWT_SECRET).toBe(JWT_SECRET_PLACEHOLDER);

@@ -1,4 +1,7 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { validate } from '../src/http/validate.js';
 import { hostedServices, oauthProviders, signInMethods } from '../src/modules/auth/providers.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -60,7 +63,30 @@ describe('errors and bodies', () => {
   });
 });
 
+describe('client mistakes are 4xx in the error shape, never 500', () => {
+  it('answers a corrupt gzip body with 400', async () => {
+    const corrupt = Buffer.concat([gzipSync(Buffer.from('{"a":1}')).subarray(0, 12), Buffer.from('not gzip at all')]);
+    const response = await app.request('/api/auth/logout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: corrupt,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
+  });
+
+  it('validates a deeply nested body without overflowing the stack', () => {
+    const deep = JSON.parse(`${'['.repeat(50_000)}"\\u0000"${']'.repeat(50_000)}`);
+    expect(() => validate(z.object({}), { value: deep })).toThrow(expect.objectContaining({ status: 400, code: 'VALIDATION_ERROR' }));
+    expect(validate(z.object({}), { value: JSON.parse(`${'['.repeat(50_000)}${']'.repeat(50_000)}`) })).toEqual({});
+  });
+});
+
 describe('security headers', () => {
+  it('never lets an API answer be cached', async () => {
+    expect((await app.request('/api/auth/providers')).headers.get('cache-control')).toBe('no-store');
+  });
+
   it('sends helmet headers and no X-Powered-By', async () => {
     const response = await app.request('/healthz');
     expect(response.headers.get('x-powered-by')).toBeNull();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkFrom, startTestApp, waitForMail, type TestApp } from './helpers/test-app.js';
+import { linkFrom, startTestApp, uniqueEmail, waitForMail, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -9,8 +9,6 @@ afterAll(async () => {
   await app.close();
 });
 
-let counter = 0;
-const uniqueEmail = () => `person${Date.now()}-${++counter}@example.com`;
 const password = 'correct horse battery staple';
 
 async function register(email = uniqueEmail(), pass = password) {
@@ -123,13 +121,108 @@ describe('changing and resetting the password', () => {
 });
 
 describe('email verification', () => {
-  it('verifies the email through the mailed link', async () => {
-    const { body } = await register();
+  async function verificationToken(token: string, email: string): Promise<string> {
     const before = app.mails.length;
-    expect((await app.request('/api/auth/email/verify/send', { method: 'POST', token: body.token })).status).toBe(202);
-    const link = linkFrom(await waitForMail(app, before + 1), 'http://app.test/verify-email?token=');
-    const verified = await app.request('/api/auth/email/verify', { method: 'POST', json: { token: new URL(link).searchParams.get('token') } });
+    expect((await app.request('/api/auth/email/verify/send', { method: 'POST', token })).status).toBe(202);
+    const mail = await waitForMail(app, before + 1);
+    expect(mail.to).toBe(email);
+    return new URL(linkFrom(mail, 'http://app.test/verify-email?token=')).searchParams.get('token')!;
+  }
+
+  it('verifies the email through the mailed link, for the signed-in owner', async () => {
+    const { body, email } = await register();
+    const token = await verificationToken(body.token, email);
+    expect((await app.request('/api/auth/email/verify', { method: 'POST', json: { token } })).status).toBe(401);
+    const verified = await app.request('/api/auth/email/verify', { method: 'POST', token: body.token, json: { token } });
     expect(verified.status).toBe(200);
     expect((await verified.json()).user.emailVerified).toBe(true);
+  });
+
+  it("refuses another account's link, and the link still works for its owner", async () => {
+    const owner = await register();
+    const other = await register();
+    const token = await verificationToken(owner.body.token, owner.email);
+    const stolen = await app.request('/api/auth/email/verify', { method: 'POST', token: other.body.token, json: { token } });
+    expect(stolen.status).toBe(401);
+    expect((await stolen.json()).error.code).toBe('INVALID_TOKEN');
+    const me = await (await app.request('/api/auth/me', { token: other.body.token })).json();
+    expect(me.user.emailVerified).toBe(false);
+    expect((await app.request('/api/auth/email/verify', { method: 'POST', token: owner.body.token, json: { token } })).status).toBe(200);
+  });
+});
+
+describe('provisional accounts', () => {
+  it("a reset link takes an unverified account over: the squatter's password and tokens stop working", async () => {
+    const { body: squatter, email } = await register();
+    const before = app.mails.length;
+    await app.request('/api/auth/password/forgot', { method: 'POST', json: { email } });
+    const token = new URL(linkFrom(await waitForMail(app, before + 1), 'http://app.test/reset-password?token=')).searchParams.get('token');
+    const reset = await app.request('/api/auth/password/reset', { method: 'POST', json: { token, password: 'the owner chose this one' } });
+    expect(reset.status).toBe(200);
+    const owner = await reset.json();
+    expect(owner.user).toMatchObject({ id: squatter.user.id, emailVerified: true });
+    expect((await app.request('/api/auth/me', { token: squatter.token })).status).toBe(401);
+    const squatterLogin = await app.request('/api/auth/login', { method: 'POST', json: { email, password } });
+    expect(squatterLogin.status).toBe(401);
+    expect((await app.request('/api/auth/login', { method: 'POST', json: { email, password: 'the owner chose this one' } })).status).toBe(200);
+  });
+
+  it('a password change voids unused reset links', async () => {
+    const { body, email } = await register();
+    const before = app.mails.length;
+    await app.request('/api/auth/password/forgot', { method: 'POST', json: { email } });
+    const token = new URL(linkFrom(await waitForMail(app, before + 1), 'http://app.test/reset-password?token=')).searchParams.get('token');
+    const changed = await app.request('/api/auth/password/change', { method: 'POST', token: body.token, json: { currentPassword: password, newPassword: 'a changed passphrase' } });
+    expect(changed.status).toBe(200);
+    expect((await app.request('/api/auth/password/reset', { method: 'POST', json: { token, password: 'too late for this' } })).status).toBe(401);
+  });
+});
+
+describe('names', () => {
+  it.each([
+    ['a line break', 'Ada\nClick https://evil.example'],
+    ['a control character', 'Ada\u0007'],
+    ['a line separator', 'Ada\u2028Lovelace'],
+    ['a bidirectional override', 'Ada \u202Egnp.exe'],
+    ['101 characters', 'x'.repeat(101)],
+  ])('refuses a name with %s', async (_what, name) => {
+    const response = await app.request('/api/auth/register', { method: 'POST', json: { email: uniqueEmail(), password, name } });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details[0].path).toBe('name');
+  });
+});
+
+describe('limits', () => {
+  it('limits password changes per client: a stolen token cannot guess the current password for long', async () => {
+    const limited = await startTestApp({ BCRYPT_COST: '4', RATE_LIMIT_MAX: '2' });
+    try {
+      const registered = await limited.request('/api/auth/register', { method: 'POST', json: { email: uniqueEmail(), password } });
+      const { token } = await registered.json();
+      const guess = () => limited.request('/api/auth/password/change', { method: 'POST', token, json: { currentPassword: 'a wrong guess', newPassword: 'whatever new one' } });
+      expect((await guess()).status).toBe(401);
+      expect((await guess()).status).toBe(401);
+      const third = await guess();
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('sends at most MAIL_PER_ADDRESS_MAX mails of a kind to one address, and answers the same', async () => {
+    const limited = await startTestApp({ BCRYPT_COST: '4', MAIL_PER_ADDRESS_MAX: '2' });
+    try {
+      const email = uniqueEmail();
+      await limited.request('/api/auth/register', { method: 'POST', json: { email, password } });
+      for (let i = 0; i < 4; i++) {
+        const response = await limited.request('/api/auth/password/forgot', { method: 'POST', json: { email } });
+        expect(response.status).toBe(202);
+      }
+      await waitForMail(limited, 2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(limited.mails.filter((mail) => mail.to === email)).toHaveLength(2);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkFrom, startTestApp, waitForMail, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, linkFrom, startTestApp, uniqueEmail, waitForMail, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -8,9 +8,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
 });
-
-let counter = 0;
-const uniqueEmail = () => `link${Date.now()}-${++counter}@example.com`;
 
 /** Asks for a link and returns the token from the mail. */
 async function requestLink(target: TestApp, email: string): Promise<string> {
@@ -84,6 +81,31 @@ describe('sign-in by link', () => {
     expect(unknown.status).toBe(401);
     expect((await unknown.json()).error.code).toBe('INVALID_TOKEN');
     expect((await app.request('/api/auth/magic-link/verify')).status).toBe(400);
+  });
+});
+
+describe('provisional accounts', () => {
+  it('takes an unverified account over for the owner of the mailbox: same id, earlier tokens revoked', async () => {
+    const squatter = await createUserWithToken(app, uniqueEmail());
+    const response = await verify(app, await requestLink(app, squatter.user.email));
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.user).toMatchObject({ id: squatter.user.id, emailVerified: true });
+    expect((await app.request('/api/auth/me', { token: squatter.token })).status).toBe(401);
+    expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(200);
+  });
+
+  it('leaves a verified account and its other sessions alone', async () => {
+    const owner = await createUserWithToken(app, uniqueEmail(), { emailVerified: true });
+    expect((await verify(app, await requestLink(app, owner.user.email))).status).toBe(200);
+    expect((await app.request('/api/auth/me', { token: owner.token })).status).toBe(200);
+  });
+
+  it('voids unused links when every session is revoked', async () => {
+    const owner = await createUserWithToken(app, uniqueEmail(), { emailVerified: true });
+    const token = await requestLink(app, owner.user.email);
+    expect((await app.request('/api/auth/logout-all', { method: 'POST', token: owner.token })).status).toBe(204);
+    expect((await verify(app, token)).status).toBe(401);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mailer } from '../src/mail/mailer.js';
-import { createUserWithToken, linkFrom, startTestApp, waitForMail, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, linkFrom, startTestApp, uniqueEmail, waitForMail, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -11,7 +11,6 @@ afterAll(async () => {
 });
 
 let counter = 0;
-const uniqueEmail = (name = 'invitee') => `${name}-${Date.now().toString(36)}-${++counter}@example.com`;
 
 async function call(path: string, token?: string, method = 'GET', json?: unknown) {
   const response = await app.request(path, { method, token, json });
@@ -32,7 +31,7 @@ async function setup() {
 const tokenOf = (inviteUrl: string) => inviteUrl.split('/invite/')[1]!;
 
 describe('invites', () => {
-  it('mails a link that shows the invite and joins the invitee, verifying its email', async () => {
+  it('mails a link that shows the invite and joins the invitee, without verifying its email', async () => {
     const { owner, organization, invite } = await setup();
     const email = uniqueEmail();
     const before = app.mails.length;
@@ -63,7 +62,8 @@ describe('invites', () => {
     expect(accepted.status).toBe(200);
     expect(accepted.body.organization).toMatchObject({ id: organization.id, role: 'admin' });
     expect(accepted.body.member).toMatchObject({ userId: invitee.user.id, email, role: 'admin', organizationId: organization.id });
-    expect((await call('/api/auth/me', invitee.token)).body.user.emailVerified).toBe(true);
+    // The inviter saw the link too, so accepting proves no mailbox.
+    expect((await call('/api/auth/me', invitee.token)).body.user.emailVerified).toBe(false);
 
     const again = await call(`/api/organizations/invite/${tokenOf(link)}/accept`, invitee.token, 'POST');
     expect(again).toEqual(accepted);
@@ -109,6 +109,35 @@ describe('invites', () => {
     expect((await call(`/api/organizations/${organization.id}/invites`, member.token)).status).toBe(403);
     expect((await call(`/api/organizations/${organization.id}/invites/${byAdmin.body.invite.id}`, member.token, 'DELETE')).status).toBe(403);
     expect((await call(`/api/organizations/${organization.id}/invites/${byAdmin.body.invite.id}`, admin.token, 'DELETE')).status).toBe(204);
+  });
+
+  it("leaves an owner's pending admin invite to owners: an admin can neither resend nor revoke it", async () => {
+    const { organization, invite } = await setup();
+    const admin = await createUserWithToken(app);
+    await app.context.prisma.orgMember.create({ data: { organizationId: organization.id, userId: admin.user.id, role: 'admin' } });
+    const email = uniqueEmail();
+    const adminInvite = await invite(email, { role: 'admin' });
+    const resent = await invite(email, { resend: true }, admin.token);
+    expect(resent.status).toBe(403);
+    expect(resent.body.error.code).toBe('FORBIDDEN');
+    const revoked = await call(`/api/organizations/${organization.id}/invites/${adminInvite.body.invite.id}`, admin.token, 'DELETE');
+    expect(revoked.status).toBe(403);
+    expect((await call(`/api/organizations/invite/${tokenOf(adminInvite.body.inviteUrl)}`)).body.role).toBe('admin');
+  });
+
+  it('answers an invite path that is not valid percent-encoding with 400, not 500', async () => {
+    const response = await call('/api/organizations/invite/%ZZ');
+    expect(response).toEqual({ status: 400, body: { error: { code: 'VALIDATION_ERROR', message: expect.any(String) } } });
+  });
+
+  it('quotes the names in the mail and lets no link but its own through', async () => {
+    const { owner, invite } = await setup();
+    await app.context.prisma.user.update({ where: { id: owner.user.id }, data: { name: 'Support: log in at https://evil.example/login' } });
+    const before = app.mails.length;
+    await invite(uniqueEmail());
+    const mail = await waitForMail(app, before + 1);
+    expect(mail.text).toContain('"Support: log in at https[:]//evil[.]example/login" invited you');
+    expect(mail.text.match(/https?:\/\//g)).toHaveLength(1);
   });
 
   it('answers every accept error with its own code', async () => {

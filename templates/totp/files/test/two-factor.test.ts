@@ -4,7 +4,7 @@ import type { User } from '../src/generated/prisma/client.js';
 import { completeLogin } from '../src/modules/auth/complete-login.js';
 import { hashToken } from '../src/modules/auth/one-time-tokens.js';
 import { openSecret, sealSecret } from '../src/modules/auth/two-factor/secret-box.js';
-import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, olderToken, startTestApp, uniqueEmail, waitForMail, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -58,7 +58,7 @@ function wrongCode(secret: string): string {
 }
 
 async function enrol(): Promise<Enrolled> {
-  const { user, token } = await createUserWithToken(app);
+  const { user, token } = await createUserWithToken(app, uniqueEmail(), { emailVerified: true });
   const setup = await app.request('/api/auth/2fa/setup', { method: 'POST', token });
   expect(setup.status).toBe(200);
   const { secret } = await setup.json();
@@ -87,7 +87,7 @@ async function expectError(response: Response, status: number, code: string) {
 
 describe('setup and enable', () => {
   it('gives a secret, an otpauth URL and a QR code, and stores the secret encrypted', async () => {
-    const { user, token } = await createUserWithToken(app);
+    const { user, token } = await createUserWithToken(app, uniqueEmail(), { emailVerified: true });
     const response = await app.request('/api/auth/2fa/setup', { method: 'POST', token });
     expect(response.status).toBe(200);
     const body = await response.json();
@@ -105,7 +105,7 @@ describe('setup and enable', () => {
   });
 
   it('enables only with a right code, and returns ten recovery codes stored as hashes', async () => {
-    const { user, token } = await createUserWithToken(app);
+    const { user, token } = await createUserWithToken(app, uniqueEmail(), { emailVerified: true });
     const { secret } = await (await app.request('/api/auth/2fa/setup', { method: 'POST', token })).json();
     await expectError(await app.request('/api/auth/2fa/enable', { method: 'POST', token, json: { code: wrongCode(secret) } }), 401, 'INVALID_CODE');
     await expectError(await app.request('/api/auth/2fa/enable', { method: 'POST', token, json: { code: 'abc' } }), 400, 'VALIDATION_ERROR');
@@ -119,6 +119,30 @@ describe('setup and enable', () => {
     expect(JSON.stringify(stored)).not.toContain(recoveryCodes[0]);
     expect((await (await app.request('/api/auth/me', { token })).json()).user.twoFactorEnabled).toBe(true);
     await expectError(await app.request('/api/auth/2fa/setup', { method: 'POST', token }), 403, 'FORBIDDEN');
+  });
+});
+
+describe('who may turn it on', () => {
+  it('refuses an account whose email is not verified (403 EMAIL_NOT_VERIFIED)', async () => {
+    const { token } = await createUserWithToken(app);
+    await expectError(await app.request('/api/auth/2fa/setup', { method: 'POST', token }), 403, 'EMAIL_NOT_VERIFIED');
+    await expectError(await app.request('/api/auth/2fa/enable', { method: 'POST', token, json: { code: '123456' } }), 403, 'EMAIL_NOT_VERIFIED');
+  });
+
+  it('needs a recent sign-in for every change (403 REAUTH_REQUIRED)', async () => {
+    const account = await enrol();
+    const old = await olderToken(app, account.user, app.context.config.REAUTH_MAX_AGE_MINUTES + 1);
+    expect((await app.request('/api/auth/me', { token: old })).status).toBe(200);
+    for (const [path, json] of [
+      ['/api/auth/2fa/setup', undefined],
+      ['/api/auth/2fa/enable', { code: '123456' }],
+      ['/api/auth/2fa/disable', { code: '123456' }],
+      ['/api/auth/2fa/recovery-codes', { code: '123456' }],
+    ] as const) {
+      await expectError(await app.request(path, { method: 'POST', token: old, json }), 403, 'REAUTH_REQUIRED');
+    }
+    const fresh = await olderToken(app, account.user, app.context.config.REAUTH_MAX_AGE_MINUTES - 1);
+    expect((await app.request('/api/auth/2fa/recovery-codes', { method: 'POST', token: fresh, json: { code: nextCode(account) } })).status).toBe(200);
   });
 });
 
@@ -167,6 +191,30 @@ describe('signing in with a second factor', () => {
     const used = await firstFactor(account);
     expect((await verify({ mfaToken: used, recoveryCode: account.recoveryCodes[1] })).status).toBe(200);
     await expectError(await verify({ mfaToken: used, recoveryCode: account.recoveryCodes[2] }), 401, 'INVALID_TOKEN');
+  });
+
+  it('locks the account after 10 wrong codes over any mfa tokens, right code or not, and mails the owner', async () => {
+    const account = await enrol();
+    const before = app.mails.length;
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const mfaToken = await firstFactor(account);
+      const guess = attempt % 2 ? { code: wrongCode(account.secret) } : { recoveryCode: 'not-a-recovery-code' };
+      await expectError(await verify({ mfaToken, ...guess }), 401, 'INVALID_CODE');
+    }
+    const locked = await verify({ mfaToken: await firstFactor(account), code: nextCode(account) });
+    expect(locked.status).toBe(429);
+    expect((await locked.json()).error.code).toBe('RATE_LIMITED');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+    const mail = await waitForMail(app, before + 1);
+    expect(mail.to).toBe(account.user.email);
+    expect(mail.subject).toMatch(/paused/);
+  });
+
+  it('voids pending mfa tokens when every session is revoked', async () => {
+    const account = await enrol();
+    const mfaToken = await firstFactor(account);
+    expect((await app.request('/api/auth/logout-all', { method: 'POST', token: account.token })).status).toBe(204);
+    await expectError(await verify({ mfaToken, code: nextCode(account) }), 401, 'INVALID_TOKEN');
   });
 
   it('needs exactly one of code and recoveryCode', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
+import { parseTrustProxy } from './trust-proxy.js';
 
 /** The placeholder shipped in .env.example; production refuses to start with it. */
 export const JWT_SECRET_PLACEHOLDER = 'replace-with-a-random-secret-of-at-least-32-characters';
@@ -15,15 +16,18 @@ const flag = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
-/** TRUST_PROXY: unset/false -> off, true -> on, a number -> hop count, else a subnet list for Express. */
+/** TRUST_PROXY: unset -> off, a number -> that many proxy hops, else a list of proxy addresses or subnets. */
 const trustProxy = z
   .string()
   .trim()
   .optional()
-  .transform((value): boolean | number | string => {
-    if (!value || value === 'false' || value === '0') return false;
-    if (value === 'true') return true;
-    return /^\d+$/.test(value) ? Number(value) : value;
+  .transform((value, ctx) => {
+    const parsed = parseTrustProxy(value);
+    if (typeof parsed === 'string') {
+      ctx.addIssue({ code: 'custom', message: parsed });
+      return z.NEVER;
+    }
+    return parsed.value;
   });
 
 export const baseConfig = {
@@ -45,6 +49,7 @@ export const baseConfig = {
       }
       return seconds;
     }),
+  REAUTH_MAX_AGE_MINUTES: z.coerce.number().int().min(1, 'REAUTH_MAX_AGE_MINUTES must be at least 1').default(15),
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(10),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   TRUST_PROXY: trustProxy,
@@ -57,4 +62,5 @@ export const baseConfig = {
   SMTP_PASS: optionalString,
   SMTP_SECURE: flag,
   MAIL_FROM: z.string().trim().default('App <no-reply@localhost>'),
+  MAIL_PER_ADDRESS_MAX: z.coerce.number().int().min(0).default(5),
 };

@@ -1,18 +1,12 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
-import { createClient } from 'redis';
 import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { RedisClient } from '../redis.js';
 import { AppError } from './app-error.js';
 
 /** Returns the limiter for one route, e.g. rateLimit('login'); each route counts separately. */
 export type RateLimitFactory = (name: string) => RequestHandler;
-
-export interface RateLimits {
-  rateLimit: RateLimitFactory;
-  close(): Promise<void>;
-}
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
 
@@ -20,21 +14,10 @@ const passThrough: RequestHandler = (_req, _res, next) => next();
  * Per-IP limits on the routes that accept credentials or send mail. Counters live in memory,
  * or in Redis when REDIS_URL is set so that every instance shares them.
  */
-export async function createRateLimits(config: Config, logger: Logger): Promise<RateLimits> {
-  if (config.RATE_LIMIT_MAX === 0) return { rateLimit: () => passThrough, close: async () => {} };
+export function createRateLimits(config: Config, client: RedisClient | undefined): RateLimitFactory {
+  if (config.RATE_LIMIT_MAX === 0) return () => passThrough;
 
-  let redis: ReturnType<typeof createClient> | undefined;
-  if (config.REDIS_URL) {
-    redis = createClient({
-      url: config.REDIS_URL,
-      socket: { connectTimeout: 5000, reconnectStrategy: (retries) => (retries > 5 ? new Error('Redis is unreachable') : retries * 200) },
-    });
-    redis.on('error', (error: Error) => logger.error({ err: error }, 'redis error'));
-    await redis.connect();
-  }
-  const client = redis;
-
-  const rateLimitFor: RateLimitFactory = (name) =>
+  return (name) =>
     rateLimit({
       windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       limit: config.RATE_LIMIT_MAX,
@@ -57,11 +40,4 @@ export async function createRateLimits(config: Config, logger: Logger): Promise<
         );
       },
     });
-
-  return {
-    rateLimit: rateLimitFor,
-    close: async () => {
-      if (client?.isOpen) await client.quit();
-    },
-  };
 }

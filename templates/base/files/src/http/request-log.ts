@@ -3,15 +3,15 @@ import type { Logger } from '../logger.js';
 
 /**
  * One JSON line per request: method, path, status, time. The path is the matched route's pattern
- * (/api/organizations/invite/:token) when there is one, and never has the query string, so tokens
- * in a path or a query never reach the logs.
+ * (/api/organizations/invite/:token), or "(no route)" when none matched, and never the URL the
+ * client sent, so tokens in a path or a query never reach the logs.
  */
 export function logRequests(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const path = req.route ? `${req.baseUrl}${String(req.route.path)}` : req.path;
+      const path = req.route ? `${req.baseUrl}${String(req.route.path)}` : '(no route)';
       logger.info({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();

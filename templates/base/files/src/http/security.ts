@@ -3,11 +3,18 @@ import type { Express } from 'express';
 import helmet from 'helmet';
 import type { Config } from '../config.js';
 
-/** Helmet's headers, no X-Powered-By, CORS only for the configured origins, and proxy trust. */
+/**
+ * Helmet's headers, no X-Powered-By, CORS only for the configured origins, proxy trust, and no
+ * caching of API answers (they carry tokens, secrets and recovery codes).
+ */
 export function applySecurity(app: Express, config: Config): void {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(helmet());
+  app.use('/api', (_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   const allowed = new Set(config.CORS_ORIGINS);
   app.use(
     cors({

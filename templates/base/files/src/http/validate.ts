@@ -20,13 +20,17 @@ export function validate<Schema extends z.ZodType>(schema: Schema, input: unknow
   );
 }
 
-/** NUL characters are refused everywhere: databases such as PostgreSQL cannot store them in text. */
-function findNulCharacter(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = findNulCharacter(item, path ? `${path}.${key}` : key);
-      if (found !== undefined) return found;
+/**
+ * NUL characters are refused everywhere: databases such as PostgreSQL cannot store them in text.
+ * The scan keeps its own stack, so a deeply nested body cannot overflow the call stack.
+ */
+function findNulCharacter(input: unknown): string | undefined {
+  const pending: [value: unknown, path: string][] = [[input, '']];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    const [value, path] = item;
+    if (typeof value === 'string' && value.includes('\u0000')) return path;
+    if (value && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) pending.push([child, path ? `${path}.${key}` : key]);
     }
   }
   return undefined;

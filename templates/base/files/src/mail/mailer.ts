@@ -50,10 +50,3 @@ export function createMailer(config: Config, logger: Logger): Mailer {
     close: () => transport.close(),
   };
 }
-
-/** Sends without making the caller wait (so timing never reveals whether an account exists); failures are logged. */
-export function sendInBackground(mailer: Mailer, logger: Logger, message: MailMessage): void {
-  mailer.send(message).catch((error: unknown) => {
-    logger.error({ err: error, mail: { subject: message.subject } }, 'sending mail failed');
-  });
-}

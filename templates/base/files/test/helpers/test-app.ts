@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { SignJWT } from 'jose';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
@@ -60,11 +62,32 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   };
 }
 
-/** A user straight in the database, with a valid access token. */
-export async function createUserWithToken(app: TestApp, email = `user-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`): Promise<{ user: User; token: string }> {
-  const user = await app.context.prisma.user.create({ data: { email } });
+export const uniqueEmail = (name = 'user') => `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}@example.com`;
+
+/** A user straight in the database (email unverified unless asked), with a fresh access token. */
+export async function createUserWithToken(
+  app: TestApp,
+  email = uniqueEmail(),
+  fields: { emailVerified?: boolean } = {},
+): Promise<{ user: User; token: string }> {
+  const user = await app.context.prisma.user.create({ data: { email, ...fields } });
   const { token } = await issueTokenResponse(app.context, user);
   return { user, token };
+}
+
+/** A valid, recorded access token issued `minutesAgo` minutes ago (for the recent sign-in rule). */
+export async function olderToken(app: TestApp, user: User, minutesAgo: number): Promise<string> {
+  const issuedAt = Math.floor(Date.now() / 1000) - minutesAgo * 60;
+  const tokenId = randomUUID();
+  const expiresAt = issuedAt + app.context.config.JWT_EXPIRES_IN;
+  await app.context.prisma.accessToken.create({ data: { id: tokenId, userId: user.id, expiresAt: new Date(expiresAt * 1000) } });
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user.id)
+    .setJti(tokenId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .sign(new TextEncoder().encode(app.context.config.JWT_SECRET));
 }
 
 /** The link on its own line of a mail's text that starts with prefix. */

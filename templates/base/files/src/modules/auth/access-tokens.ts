@@ -31,12 +31,19 @@ export async function signAccessToken(config: Config, userId: string): Promise<S
   return { token, tokenId, expiresIn, expiresAt: new Date((issuedAt + expiresIn) * 1000) };
 }
 
-/** Checks signature, algorithm and expiry; returns the subject and token id, or undefined. */
-export async function verifyAccessToken(config: Config, token: string): Promise<{ userId: string; tokenId: string } | undefined> {
+export interface AccessTokenClaims {
+  userId: string;
+  tokenId: string;
+  /** When the token was issued: a recent sign-in is required for security changes. */
+  issuedAt: Date;
+}
+
+/** Checks signature, algorithm and expiry; returns the subject, token id and issue time, or undefined. */
+export async function verifyAccessToken(config: Config, token: string): Promise<AccessTokenClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, signingKey(config), { algorithms: [ALGORITHM], typ: 'JWT' });
-    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return undefined;
-    return { userId: payload.sub, tokenId: payload.jti };
+    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.iat !== 'number') return undefined;
+    return { userId: payload.sub, tokenId: payload.jti, issuedAt: new Date(payload.iat * 1000) };
   } catch {
     return undefined;
   }

@@ -1,12 +1,13 @@
 import type { RequestHandler, Response } from 'express';
 import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
-import { unauthenticated } from '../../http/app-error.js';
+import { AppError, unauthenticated } from '../../http/app-error.js';
 import { verifyAccessToken } from './access-tokens.js';
 
 export interface Authentication {
   user: User;
   tokenId: string;
+  issuedAt: Date;
 }
 
 declare global {
@@ -18,13 +19,25 @@ declare global {
   }
 }
 
+export interface GuardOptions {
+  /**
+   * Security changes (two-factor, linked identities) need a token issued within
+   * REAUTH_MAX_AGE_MINUTES: a stolen older token cannot lock the owner out.
+   */
+  recentSignIn?: boolean;
+}
+
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+
+const reauthRequired = () =>
+  new AppError(403, 'REAUTH_REQUIRED', 'This change needs a recent sign-in. Sign in again, then retry.');
 
 /**
  * The one guard. Accepts `Authorization: Bearer <jwt>` only: HS256, valid signature, not expired,
  * issued by this server as an access token, and not revoked.
  */
-export function requireAuth(ctx: AppContext): RequestHandler {
+export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
+  const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
   return async (req, res, next) => {
     const match = BEARER.exec(req.headers.authorization ?? '');
     if (!match) throw unauthenticated();
@@ -34,7 +47,8 @@ export function requireAuth(ctx: AppContext): RequestHandler {
     if (!record || record.revokedAt || record.userId !== claims.userId || record.expiresAt <= new Date()) {
       throw unauthenticated('The token is invalid, expired or revoked.');
     }
-    res.locals.auth = { user: record.user, tokenId: record.id };
+    if (options.recentSignIn && Date.now() - claims.issuedAt.getTime() > maxAgeMs) throw reauthRequired();
+    res.locals.auth = { user: record.user, tokenId: record.id, issuedAt: claims.issuedAt };
     next();
   };
 }
@@ -43,9 +57,4 @@ export function requireAuth(ctx: AppContext): RequestHandler {
 export function currentAuth(res: Response): Authentication {
   if (!res.locals.auth) throw unauthenticated();
   return res.locals.auth;
-}
-
-/** Revokes every token the user holds (password change or reset, logout-all, 2FA off). */
-export async function revokeAllTokens(ctx: AppContext, userId: string): Promise<void> {
-  await ctx.prisma.accessToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
 }

@@ -34,14 +34,20 @@ export async function createOneTimeToken(ctx: AppContext, input: NewOneTimeToken
 }
 
 /**
- * Marks the token used and returns it, or undefined when it is unknown, expired, already used or
- * for another purpose. The conditional update makes it single-use even under concurrent requests.
+ * Marks the token used and returns it, or undefined when it is unknown, expired, already used,
+ * for another purpose or (with `owner`) another user's. The conditional update makes it
+ * single-use even under concurrent requests.
  */
-export async function consumeOneTimeToken(ctx: AppContext, purpose: string, token: string): Promise<OneTimeToken | undefined> {
+export async function consumeOneTimeToken(
+  ctx: AppContext,
+  purpose: string,
+  token: string,
+  owner: { userId?: string } = {},
+): Promise<OneTimeToken | undefined> {
   const tokenHash = hashToken(token);
   const now = new Date();
   const { count } = await ctx.prisma.oneTimeToken.updateMany({
-    where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now } },
+    where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now }, ...owner },
     data: { usedAt: now },
   });
   if (count !== 1) return undefined;

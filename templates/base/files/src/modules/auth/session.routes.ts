@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import type { AppContext } from '../../context.js';
-import { currentAuth, requireAuth, revokeAllTokens } from './guard.js';
+import { currentAuth, requireAuth } from './guard.js';
 import { listProviders } from './providers.js';
 import { toPublicUser } from './public-user.js';
+import { revokeAllTokens } from './revocation.js';
 
 /** The signed-in user, logout, and what sign-in methods this app offers. */
 export function createSessionRoutes(ctx: AppContext): Router {
@@ -19,7 +20,7 @@ export function createSessionRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/logout-all', auth, async (_req, res) => {
-    await revokeAllTokens(ctx, currentAuth(res).user.id);
+    await revokeAllTokens(ctx.prisma, currentAuth(res).user);
     res.status(204).end();
   });
 

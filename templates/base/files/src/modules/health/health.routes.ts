@@ -10,10 +10,13 @@ export function createHealthRoutes(ctx: AppContext): Router {
     res.json({ status: 'ok' });
   });
 
-  /** The process can serve traffic: the database answers. */
+  /**
+   * The process can serve traffic: the database answers a read of an app table (SELECT 1 would
+   * pass while the tables are locked).
+   */
   router.get('/readyz', async (_req, res) => {
     try {
-      await ctx.prisma.$queryRaw`SELECT 1`;
+      await ctx.prisma.user.findFirst({ select: { id: true } });
     } catch (error) {
       ctx.logger.warn({ err: error }, 'readiness check failed');
       throw new AppError(503, 'SERVICE_UNAVAILABLE', 'The database is not reachable.');

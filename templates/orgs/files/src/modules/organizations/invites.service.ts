@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Organization, OrgInvite, User } from '../../generated/prisma/client.js';
 import { AppError, forbidden, notFound } from '../../http/app-error.js';
 import { isUniqueViolation } from '../../http/database-errors.js';
+import { sendMail } from '../../mail/outgoing-mail.js';
 import { hashToken, randomToken } from '../auth/one-time-tokens.js';
 import { inviteMail } from './invite-mail.js';
 import type { Membership } from './membership.js';
@@ -27,6 +28,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const alreadyMember = () => new AppError(409, 'ALREADY_MEMBER', 'This person is already a member of the organization.');
 const alreadyInvited = () =>
   new AppError(409, 'ALREADY_INVITED', 'This email address already has a pending invite. Send "resend": true to send a new link.');
+const onlyOwnersManageAdminInvites = () => forbidden('Only an owner can resend or revoke an invite for the admin role.');
 const inviteNotFound = () => new AppError(404, 'INVITE_NOT_FOUND', 'This invite link is not valid.');
 const inviteExpired = () => new AppError(410, 'INVITE_EXPIRED', 'This invite has expired. Ask for a new one.');
 const inviteRevoked = () => new AppError(410, 'INVITE_REVOKED', 'This invite was withdrawn.');
@@ -60,7 +62,7 @@ export async function createInvite(ctx: AppContext, membership: Membership, inpu
   if (member) throw alreadyMember();
 
   const token = randomToken();
-  const invite = await saveInvite(ctx, organizationId, input, {
+  const invite = await saveInvite(ctx, membership, input, {
     role: input.role,
     tokenHash: hashToken(token),
     invitedById: membership.userId,
@@ -80,11 +82,14 @@ type InviteFields = Pick<OrgInvite, 'role' | 'tokenHash' | 'invitedById' | 'expi
  * One row per organization and address: a new row, or the existing one with a new token, role and
  * expiry (a resend, or an earlier invite that expired, was revoked, or was used by someone who has
  * left since). The old token stops working. Concurrent invites of one address: one wins, the
- * others get 409 ALREADY_INVITED.
+ * others get 409 ALREADY_INVITED. A pending admin invite is the owners' to resend: an admin who
+ * could rotate its link would hold a link to the admin role.
  */
-async function saveInvite(ctx: AppContext, organizationId: string, input: InviteInput, fields: InviteFields): Promise<InviteWithInviter> {
+async function saveInvite(ctx: AppContext, inviter: Membership, input: InviteInput, fields: InviteFields): Promise<InviteWithInviter> {
+  const { organizationId } = inviter;
   const existing = await ctx.prisma.orgInvite.findUnique({ where: { organizationId_email: { organizationId, email: input.email } } });
   if (existing && isPending(existing) && !input.resend) throw alreadyInvited();
+  if (existing && isPending(existing) && existing.role === 'admin' && inviter.role !== 'owner') throw onlyOwnersManageAdminInvites();
   if (existing) {
     const { count } = await ctx.prisma.orgInvite.updateMany({ where: { id: existing.id, updatedAt: existing.updatedAt }, data: fields });
     if (count === 0) throw alreadyInvited();
@@ -98,7 +103,10 @@ async function saveInvite(ctx: AppContext, organizationId: string, input: Invite
   }
 }
 
-/** True when the SMTP server accepted the mail. Without SMTP, development prints it to the console. */
+/**
+ * True when the SMTP server accepted the mail; false when it failed (logged) or the address got
+ * too many invites lately. Without SMTP, development prints it to the console.
+ */
 async function sendInviteMail(ctx: AppContext, organization: Organization, invite: InviteWithInviter, inviteUrl: string): Promise<boolean> {
   const message = inviteMail({
     to: invite.email,
@@ -108,13 +116,7 @@ async function sendInviteMail(ctx: AppContext, organization: Organization, invit
     inviteUrl,
     expiryDays: ctx.config.INVITE_EXPIRY_DAYS,
   });
-  try {
-    await ctx.mailer.send(message);
-    return ctx.mailer.configured;
-  } catch (error) {
-    ctx.logger.error({ err: error, organizationId: organization.id, inviteId: invite.id }, 'sending the invite mail failed; the invite still exists');
-    return false;
-  }
+  return sendMail(ctx, 'invite', message);
 }
 
 /** Pending invites only: neither accepted, revoked nor expired. */
@@ -129,12 +131,16 @@ export async function listInvites(ctx: AppContext, membership: Membership, page:
   return { invites: rows.map(toInviteView), nextCursor };
 }
 
-/** The link stops working (410 INVITE_REVOKED). An accepted invite, or one of another organization, is not found. */
+/**
+ * The link stops working (410 INVITE_REVOKED). An accepted invite, or one of another organization,
+ * is not found. Invites for the admin role are revoked by owners only.
+ */
 export async function revokeInvite(ctx: AppContext, membership: Membership, inviteId: string): Promise<void> {
-  const { count } = await ctx.prisma.orgInvite.updateMany({
-    where: { id: inviteId, organizationId: membership.organizationId, acceptedAt: null },
-    data: { revokedAt: new Date() },
-  });
+  const where = { id: inviteId, organizationId: membership.organizationId, acceptedAt: null };
+  const invite = await ctx.prisma.orgInvite.findFirst({ where, select: { role: true } });
+  if (!invite) throw notFound('Invite not found.');
+  if (invite.role === 'admin' && membership.role !== 'owner') throw onlyOwnersManageAdminInvites();
+  const { count } = await ctx.prisma.orgInvite.updateMany({ where: { ...where, role: invite.role }, data: { revokedAt: new Date() } });
   if (count === 0) throw notFound('Invite not found.');
 }
 
@@ -214,7 +220,7 @@ export async function acceptInvite(ctx: AppContext, user: User, token: string): 
 /**
  * Marks the invite accepted and creates the membership in one transaction. The conditional update
  * lets exactly one of several concurrent accepts through; the others read the result afterwards.
- * The mailed link proves the address, so the email counts as verified.
+ * Accepting does not verify the email: the inviter saw the link too, so it proves no mailbox.
  */
 function claimInvite(ctx: AppContext, invite: OrgInvite, user: User): Promise<MemberWithUser | undefined> {
   const now = new Date();
@@ -224,7 +230,6 @@ function claimInvite(ctx: AppContext, invite: OrgInvite, user: User): Promise<Me
       data: { acceptedAt: now, acceptedById: user.id },
     });
     if (count === 0) return undefined;
-    await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
     const membership = { userId: user.id, organizationId: invite.organizationId };
     const existing = await tx.orgMember.findUnique({ where: { userId_organizationId: membership }, include: withUser });
     return existing ?? tx.orgMember.create({ data: { ...membership, role: invite.role }, include: withUser });

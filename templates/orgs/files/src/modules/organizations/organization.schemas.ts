@@ -1,16 +1,11 @@
 import { z } from 'zod';
+import { displayName } from '../auth/display-name.js';
 import { emailAddress } from '../auth/email-address.js';
 import { INVITABLE_ROLES, ROLES } from './roles.js';
 import { slug } from './slug.js';
 
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
-
-const name = z
-  .string({ error: 'name is required' })
-  .trim()
-  .min(1, 'name is required')
-  .max(100, 'name must be at most 100 characters')
-  .refine((value) => !CONTROL_CHARACTERS.test(value), 'name must be a single line of text');
+/** The same rules as a person's name: one line, no control or bidirectional-override characters. */
+const name = displayName.min(1, 'name is required');
 
 /** Empty clears the description. */
 const description = z

@@ -1,5 +1,36 @@
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
+import { AppError } from '../../../http/app-error.js';
+
+/**
+ * bcrypt runs on libuv's 4 worker threads. At most that many checks run at once and a few more
+ * wait; beyond that a request gets 503 at once instead of queueing, so nobody can make every
+ * sign-in wait behind a flood of password checks.
+ */
+const RUNNING_MAX = 4;
+const WAITING_MAX = 16;
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+const busy = () =>
+  new AppError(503, 'SERVICE_UNAVAILABLE', 'Too many password checks at once. Try again in a moment.', undefined, { 'Retry-After': '1' });
+
+async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= RUNNING_MAX) {
+    if (waiting.length >= WAITING_MAX) throw busy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running += 1;
+  }
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
 
 /**
  * bcrypt reads only the first 72 bytes of its input, so two long passwords sharing a prefix would
@@ -10,11 +41,11 @@ function preHash(password: string): string {
 }
 
 export function hashPassword(password: string, cost: number): Promise<string> {
-  return bcrypt.hash(preHash(password), cost);
+  return withHashingSlot(() => bcrypt.hash(preHash(password), cost));
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return bcrypt.compare(preHash(password), hash);
+  return withHashingSlot(() => bcrypt.compare(preHash(password), hash));
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -24,7 +55,7 @@ let dummyHash: Promise<string> | undefined;
  * which emails are registered.
  */
 export async function verifyAgainstDummy(password: string, cost: number): Promise<false> {
-  dummyHash ??= hashPassword('gatekit-dummy-password-for-equal-timing', cost);
+  dummyHash ??= bcrypt.hash(preHash('gatekit-dummy-password-for-equal-timing'), cost);
   await verifyPassword(password, await dummyHash);
   return false;
 }

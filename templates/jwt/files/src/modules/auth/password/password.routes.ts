@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { ConfigError } from '../../../config.js';
 import type { AppContext } from '../../../context.js';
+import { afterResponse } from '../../../http/after-response.js';
 import { validate } from '../../../http/validate.js';
 import { currentAuth, requireAuth } from '../guard.js';
 import { toPublicUser } from '../public-user.js';
@@ -30,26 +31,30 @@ export function createPasswordRoutes(ctx: AppContext): Router {
     res.json(await passwords.login(ctx, validate(loginBody, req.body)));
   });
 
-  router.post('/api/auth/password/change', auth, async (req, res) => {
+  router.post('/api/auth/password/change', ctx.rateLimit('password-change'), auth, async (req, res) => {
     res.json(await passwords.changePassword(ctx, currentAuth(res).user, validate(changePasswordBody, req.body)));
   });
 
+  // The lookup and the mail happen after the answer, so its timing says nothing about the address.
   router.post('/api/auth/password/forgot', ctx.rateLimit('password-forgot'), async (req, res) => {
-    await passwords.requestPasswordReset(ctx, validate(forgotPasswordBody, req.body).email);
+    const { email } = validate(forgotPasswordBody, req.body);
     res.status(202).json({ ok: true });
+    afterResponse(res, ctx.logger, () => passwords.requestPasswordReset(ctx, email));
   });
 
   router.post('/api/auth/password/reset', ctx.rateLimit('password-reset'), async (req, res) => {
     res.json(await passwords.resetPassword(ctx, validate(resetPasswordBody, req.body)));
   });
 
-  router.post('/api/auth/email/verify/send', auth, async (_req, res) => {
+  router.post('/api/auth/email/verify/send', ctx.rateLimit('email-verify-send'), auth, async (_req, res) => {
     await passwords.sendEmailVerification(ctx, currentAuth(res).user);
     res.status(202).json({ ok: true });
   });
 
-  router.post('/api/auth/email/verify', async (req, res) => {
-    const user = await passwords.verifyEmail(ctx, validate(verifyEmailBody, req.body).token);
+  // Only the signed-in owner of the link verifies: a victim who opens a link someone else
+  // triggered verifies nothing.
+  router.post('/api/auth/email/verify', auth, async (req, res) => {
+    const user = await passwords.verifyEmail(ctx, currentAuth(res).user, validate(verifyEmailBody, req.body).token);
     res.json({ user: toPublicUser(user) });
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { displayName } from '../display-name.js';
 import { emailAddress } from '../email-address.js';
 import { enteredPassword, newPassword } from './password-policy.js';
 
@@ -7,12 +8,7 @@ const token = z.string({ error: 'token is required' }).trim().min(1, 'token is r
 export const registerBody = z.object({
   email: emailAddress,
   password: newPassword,
-  name: z
-    .string()
-    .trim()
-    .max(100, 'name must be at most 100 characters')
-    .transform((value) => value || null)
-    .nullish(),
+  name: displayName.transform((value) => value || null).nullish(),
 });
 
 export const loginBody = z.object({ email: emailAddress, password: enteredPassword });

@@ -2,11 +2,12 @@ import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { AppError, invalidToken } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
-import { sendInBackground } from '../../../mail/mailer.js';
+import { sendMail } from '../../../mail/outgoing-mail.js';
 import { completeLogin, issueTokenResponse, type LoginResult, type TokenResponse } from '../complete-login.js';
-import { revokeAllTokens } from '../guard.js';
+import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password-hasher.js';
+import { setPasswordHash, PASSWORD_RESET_STEP } from './password-reset-step.js';
 
 const RESET_PURPOSE = 'password_reset';
 const RESET_TTL_SECONDS = 30 * 60;
@@ -15,6 +16,10 @@ const VERIFY_TTL_SECONDS = 24 * 60 * 60;
 
 const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Email or password is incorrect.');
 
+/**
+ * A new account with a password. Its email is not verified, so the account stays provisional
+ * until its owner proves the mailbox (see mailbox-proof.ts).
+ */
 export async function register(ctx: AppContext, input: { email: string; password: string; name?: string | null }): Promise<TokenResponse> {
   const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
   let user: User;
@@ -39,16 +44,6 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   return completeLogin(ctx, user);
 }
 
-async function setPassword(ctx: AppContext, userId: string, password: string): Promise<void> {
-  const passwordHash = await hashPassword(password, ctx.config.BCRYPT_COST);
-  await ctx.prisma.passwordCredential.upsert({
-    where: { userId },
-    create: { userId, passwordHash },
-    update: { passwordHash },
-  });
-  await revokeAllTokens(ctx, userId);
-}
-
 /** Checks the current password, stores the new one, revokes every earlier token, returns a new one. */
 export async function changePassword(
   ctx: AppContext,
@@ -60,17 +55,17 @@ export async function changePassword(
     ? await verifyPassword(input.currentPassword, credential.passwordHash)
     : await verifyAgainstDummy(input.currentPassword, ctx.config.BCRYPT_COST);
   if (!valid) throw invalidCredentials();
-  await setPassword(ctx, user.id, input.newPassword);
+  await setPasswordHash(ctx, user, await hashPassword(input.newPassword, ctx.config.BCRYPT_COST));
   return issueTokenResponse(ctx, user);
 }
 
-/** Mails a reset link when the account exists; the caller answers the same either way. */
+/** Mails a reset link when the account exists. Runs after the answer, which is the same either way. */
 export async function requestPasswordReset(ctx: AppContext, email: string): Promise<void> {
   const user = await ctx.prisma.user.findUnique({ where: { email } });
   if (!user) return;
   const token = await createOneTimeToken(ctx, { purpose: RESET_PURPOSE, userId: user.id, ttlSeconds: RESET_TTL_SECONDS });
   const link = `${ctx.config.APP_URL}/reset-password?token=${token}`;
-  sendInBackground(ctx.mailer, ctx.logger, {
+  await sendMail(ctx, 'password-reset', {
     to: user.email,
     subject: 'Reset your password',
     text: `Someone asked to reset the password of your account.\n\nTo choose a new password, open this link within 30 minutes:\n\n${link}\n\nIf it was not you, ignore this mail; your password stays as it is.\n`,
@@ -78,30 +73,34 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
 }
 
 /**
- * Sets a new password from a mailed token. The link proves access to the inbox, so the email
- * counts as verified. Two-factor users still have to pass their second factor.
+ * Sets a new password from a mailed token. The link proves the mailbox, so a provisional account
+ * is taken over first. The new password (and the revocation of every earlier token) waits until
+ * the user passes their second factor, if they have one.
  */
 export async function resetPassword(ctx: AppContext, input: { token: string; password: string }): Promise<LoginResult> {
+  // Hashed first: if hashing is busy (503), the link still works for a retry.
+  const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
   const record = await consumeOneTimeToken(ctx, RESET_PURPOSE, input.token);
-  if (!record?.userId) throw invalidToken('The reset link is invalid, expired or already used.');
-  await setPassword(ctx, record.userId, input.password);
-  const user = await ctx.prisma.user.update({ where: { id: record.userId }, data: { emailVerified: true } });
-  return completeLogin(ctx, user);
+  const owner = record?.userId ? await ctx.prisma.user.findUnique({ where: { id: record.userId } }) : null;
+  if (!owner) throw invalidToken('The reset link is invalid, expired or already used.');
+  const user = await proveMailbox(ctx, owner);
+  return completeLogin(ctx, user, { kind: PASSWORD_RESET_STEP, data: passwordHash });
 }
 
 export async function sendEmailVerification(ctx: AppContext, user: User): Promise<void> {
   if (user.emailVerified) return;
   const token = await createOneTimeToken(ctx, { purpose: VERIFY_PURPOSE, userId: user.id, ttlSeconds: VERIFY_TTL_SECONDS });
   const link = `${ctx.config.APP_URL}/verify-email?token=${token}`;
-  sendInBackground(ctx.mailer, ctx.logger, {
+  await sendMail(ctx, 'email-verification', {
     to: user.email,
     subject: 'Confirm your email address',
-    text: `Please confirm your email address by opening this link within 24 hours:\n\n${link}\n\nIf you did not create an account, ignore this mail.\n`,
+    text: `Please confirm your email address by opening this link within 24 hours, in the browser where you are signed in:\n\n${link}\n\nIf you did not create an account, ignore this mail.\n`,
   });
 }
 
-export async function verifyEmail(ctx: AppContext, token: string): Promise<User> {
-  const record = await consumeOneTimeToken(ctx, VERIFY_PURPOSE, token);
-  if (!record?.userId) throw invalidToken('The verification link is invalid, expired or already used.');
-  return ctx.prisma.user.update({ where: { id: record.userId }, data: { emailVerified: true } });
+/** Verifies the caller's own address: a token mailed to another account is not accepted. */
+export async function verifyEmail(ctx: AppContext, user: User, token: string): Promise<User> {
+  const record = await consumeOneTimeToken(ctx, VERIFY_PURPOSE, token, { userId: user.id });
+  if (!record) throw invalidToken('The verification link is invalid, expired, already used or not for this account.');
+  return ctx.prisma.user.update({ where: { id: user.id }, data: { emailVerified: true } });
 }

@@ -2,15 +2,16 @@ import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { invalidToken } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
-import { sendInBackground } from '../../../mail/mailer.js';
+import { sendMail } from '../../../mail/outgoing-mail.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
+import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 
 const PURPOSE = 'magic_link';
 
 /**
  * Mails a sign-in link when the address may sign in: an existing account, or any address while
- * sign-up by link is on. The caller answers the same either way.
+ * sign-up by link is on. Runs after the answer, which is the same either way.
  */
 export async function sendMagicLink(ctx: AppContext, email: string): Promise<void> {
   const user = await ctx.prisma.user.findUnique({ where: { email } });
@@ -19,26 +20,27 @@ export async function sendMagicLink(ctx: AppContext, email: string): Promise<voi
   const token = await createOneTimeToken(ctx, { purpose: PURPOSE, userId: user?.id, email, ttlSeconds: minutes * 60 });
   const link = `${ctx.config.APP_URL}/magic-link?token=${token}`;
   const validity = minutes === 1 ? '1 minute' : `${minutes} minutes`;
-  sendInBackground(ctx.mailer, ctx.logger, {
+  await sendMail(ctx, 'sign-in-link', {
     to: email,
     subject: 'Your sign-in link',
     text: `To sign in, open this link within ${validity}:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this mail.\n`,
   });
 }
 
-/** The account the link was sent to, created on first sign-in; either way the address is now verified. */
+/**
+ * The account the link was sent to, created on first sign-in. The link proves the mailbox, so an
+ * account whose email was not verified yet is taken over by the prover (see mailbox-proof.ts).
+ */
 async function userForLink(ctx: AppContext, email: string): Promise<User | undefined> {
   const existing = await ctx.prisma.user.findUnique({ where: { email } });
-  if (existing) {
-    return existing.emailVerified ? existing : ctx.prisma.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
-  }
+  if (existing) return proveMailbox(ctx, existing);
   if (!ctx.config.MAGIC_LINK_SIGNUP) return undefined;
   try {
     return await ctx.prisma.user.create({ data: { email, emailVerified: true } });
   } catch (error) {
     // Two first links of the same address, opened at the same moment: the other one created it.
     if (!isUniqueViolation(error)) throw error;
-    return ctx.prisma.user.update({ where: { email }, data: { emailVerified: true } });
+    return proveMailbox(ctx, await ctx.prisma.user.findUniqueOrThrow({ where: { email } }));
   }
 }
 

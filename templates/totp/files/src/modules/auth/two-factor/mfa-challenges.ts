@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../context.js';
 import type { TwoFactorChallenge, User } from '../../../generated/prisma/client.js';
-import type { LoginChallenge } from '../complete-login.js';
+import type { Db } from '../account-hooks.js';
+import type { LoginChallenge, PendingStep } from '../complete-login.js';
 import { hashToken, randomToken } from '../one-time-tokens.js';
 
 /** An mfaToken lives 10 minutes and allows 5 codes to be tried with it. */
@@ -10,19 +11,36 @@ export const MAX_ATTEMPTS = 5;
 /**
  * Runs after every first factor (see complete-login.ts). A user with two-factor authentication on
  * gets an mfaToken instead of an access token. The mfaToken is an opaque random string, not a JWT,
- * so the guard can never accept it; only its hash is stored.
+ * so the guard can never accept it; only its hash is stored, with the work the first factor
+ * deferred until the second one succeeds (a reset's new password).
  */
-export async function requireSecondFactor(ctx: AppContext, user: User): Promise<LoginChallenge | undefined> {
+export async function requireSecondFactor(ctx: AppContext, user: User, pending?: PendingStep): Promise<LoginChallenge | undefined> {
   if (!user.twoFactorEnabled) return undefined;
   const mfaToken = randomToken();
   const now = new Date();
   await ctx.prisma.$transaction([
     ctx.prisma.twoFactorChallenge.deleteMany({ where: { userId: user.id, expiresAt: { lt: now } } }),
     ctx.prisma.twoFactorChallenge.create({
-      data: { userId: user.id, tokenHash: hashToken(mfaToken), expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS) },
+      data: {
+        userId: user.id,
+        tokenHash: hashToken(mfaToken),
+        expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+        pendingStep: pending ? JSON.stringify(pending) : null,
+      },
     }),
   ]);
   return { mfaRequired: true, mfaToken, methods: ['totp', 'recovery_code'] };
+}
+
+/** The deferred work stored with a challenge, if any. */
+export function pendingStepOf(challenge: TwoFactorChallenge): PendingStep | undefined {
+  return challenge.pendingStep ? (JSON.parse(challenge.pendingStep) as PendingStep) : undefined;
+}
+
+/** The user an mfaToken belongs to, while it is still usable; it counts no attempt. */
+export async function challengeOwner(ctx: AppContext, mfaToken: string): Promise<string | undefined> {
+  const challenge = await ctx.prisma.twoFactorChallenge.findUnique({ where: { tokenHash: hashToken(mfaToken) }, select: { userId: true } });
+  return challenge?.userId;
 }
 
 /**
@@ -47,4 +65,9 @@ export async function finishChallenge(ctx: AppContext, challenge: TwoFactorChall
     data: { usedAt: new Date() },
   });
   return count === 1;
+}
+
+/** When every token of a user is revoked, their pending mfa tokens die too. */
+export async function voidChallenges(db: Db, userId: string): Promise<void> {
+  await db.twoFactorChallenge.deleteMany({ where: { userId } });
 }

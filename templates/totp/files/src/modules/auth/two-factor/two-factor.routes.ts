@@ -11,15 +11,15 @@ export function createTwoFactorRoutes(ctx: AppContext): Router {
     ctx.logger.warn('TOTP_ENCRYPTION_KEY is not set: TOTP secrets are encrypted with a key derived from JWT_SECRET, so changing JWT_SECRET makes them unreadable');
   }
   const router = Router();
-  const auth = requireAuth(ctx);
-  // Guessing codes with a stolen access token is limited like guessing them at sign-in.
-  const manage = ctx.rateLimit('2fa-manage');
+  // Changing the second factor needs a recent sign-in: an older, perhaps stolen, token cannot
+  // turn it on (locking the owner out) or off.
+  const recentAuth = requireAuth(ctx, { recentSignIn: true });
 
-  router.post('/api/auth/2fa/setup', auth, async (_req, res) => {
+  router.post('/api/auth/2fa/setup', ctx.rateLimit('2fa-setup'), recentAuth, async (_req, res) => {
     res.json(await twoFactor.setUp(ctx, currentAuth(res).user));
   });
 
-  router.post('/api/auth/2fa/enable', auth, manage, async (req, res) => {
+  router.post('/api/auth/2fa/enable', ctx.rateLimit('2fa-enable'), recentAuth, async (req, res) => {
     res.json(await twoFactor.enable(ctx, currentAuth(res).user, validate(codeBody, req.body).code));
   });
 
@@ -27,11 +27,11 @@ export function createTwoFactorRoutes(ctx: AppContext): Router {
     res.json(await twoFactor.verify(ctx, validate(verifyBody, req.body)));
   });
 
-  router.post('/api/auth/2fa/disable', auth, manage, async (req, res) => {
+  router.post('/api/auth/2fa/disable', ctx.rateLimit('2fa-disable'), recentAuth, async (req, res) => {
     res.json(await twoFactor.disable(ctx, currentAuth(res).user, validate(disableBody, req.body)));
   });
 
-  router.post('/api/auth/2fa/recovery-codes', auth, manage, async (req, res) => {
+  router.post('/api/auth/2fa/recovery-codes', ctx.rateLimit('2fa-recovery-codes'), recentAuth, async (req, res) => {
     res.json(await twoFactor.regenerateRecoveryCodes(ctx, currentAuth(res).user, validate(codeBody, req.body).code));
   });
 

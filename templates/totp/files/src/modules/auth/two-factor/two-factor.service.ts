@@ -1,11 +1,13 @@
 import type { AppContext } from '../../../context.js';
 import type { TwoFactorSecret, User } from '../../../generated/prisma/client.js';
 import { AppError, forbidden, invalidToken } from '../../../http/app-error.js';
-import { issueTokenResponse, type TokenResponse } from '../complete-login.js';
-import { revokeAllTokens } from '../guard.js';
+import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
-import { claimAttempt, finishChallenge } from './mfa-challenges.js';
+import { revokeAllTokens } from '../revocation.js';
+import { assertNotLocked, countWrongCode } from './code-lock.js';
+import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
 import { replaceRecoveryCodes, useRecoveryCode } from './recovery-codes.js';
+import { removeTwoFactor } from './remove-two-factor.js';
 import { openSecret, sealSecret } from './secret-box.js';
 import { enrollment, matchingTimeStep, newTotpSecret, type Enrollment } from './totp.js';
 
@@ -18,6 +20,8 @@ export interface SecondFactor {
 const invalidCode = () => new AppError(401, 'INVALID_CODE', 'The code is wrong, expired or already used.');
 const alreadyOn = () => forbidden('Two-factor authentication is already on. Turn it off first to set up a new authenticator.');
 const notOn = () => forbidden('Two-factor authentication is not on.');
+const emailNotVerified = () =>
+  new AppError(403, 'EMAIL_NOT_VERIFIED', 'Verify your email address before you turn on two-factor authentication.');
 
 /**
  * Accepts a TOTP code once: its time step must be later than the last one accepted, and claiming
@@ -52,6 +56,7 @@ async function enabledSecret(ctx: AppContext, user: User): Promise<TwoFactorSecr
 
 /** A new secret, stored encrypted but not active until enable() sees a code from it. */
 export async function setUp(ctx: AppContext, user: User): Promise<Enrollment> {
+  if (!user.emailVerified) throw emailNotVerified();
   if (user.twoFactorEnabled) throw alreadyOn();
   const secret = newTotpSecret();
   const encryptedSecret = sealSecret(ctx.config, user.id, secret);
@@ -65,6 +70,7 @@ export async function setUp(ctx: AppContext, user: User): Promise<Enrollment> {
 
 /** Turns two-factor authentication on once the user proves the app shows the right codes. */
 export async function enable(ctx: AppContext, user: User, code: string): Promise<{ recoveryCodes: string[] }> {
+  if (!user.emailVerified) throw emailNotVerified();
   if (user.twoFactorEnabled) throw alreadyOn();
   const record = await ctx.prisma.twoFactorSecret.findUnique({ where: { userId: user.id } });
   if (!record) throw forbidden('Call POST /api/auth/2fa/setup first.');
@@ -76,30 +82,40 @@ export async function enable(ctx: AppContext, user: User, code: string): Promise
   return { recoveryCodes: await replaceRecoveryCodes(ctx, user.id) };
 }
 
+const expiredChallenge = () => invalidToken('The mfaToken is invalid, expired, already used or out of attempts. Sign in again.');
+
 /**
  * The second step of a sign-in: the mfaToken from the first factor plus a code or a recovery
- * code. Every try counts against the token's attempts, the right one included.
+ * code. Every try counts against the token's attempts, the right one included, and every wrong
+ * code against the account's lock. Work the first factor deferred (a reset's new password) runs
+ * only now.
  */
 export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: string }): Promise<TokenResponse> {
+  const ownerId = await challengeOwner(ctx, input.mfaToken);
+  if (!ownerId) throw expiredChallenge();
+  await assertNotLocked(ctx, ownerId);
   const challenge = await claimAttempt(ctx, input.mfaToken);
-  if (!challenge) throw invalidToken('The mfaToken is invalid, expired, already used or out of attempts. Sign in again.');
+  if (!challenge) throw expiredChallenge();
   const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId }, include: { twoFactorSecret: true } });
   if (!user?.twoFactorEnabled || !user.twoFactorSecret?.enabledAt) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
-  await acceptSecondFactor(ctx, user.twoFactorSecret, input);
+  try {
+    await acceptSecondFactor(ctx, user.twoFactorSecret, input);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'INVALID_CODE') await countWrongCode(ctx, user);
+    throw error;
+  }
   if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-  return issueTokenResponse(ctx, user);
+  return finishLogin(ctx, user, pendingStepOf(challenge));
 }
 
 /** Turns two-factor authentication off and revokes every token of the user, the current one included. */
 export async function disable(ctx: AppContext, user: User, factor: SecondFactor): Promise<{ user: PublicUser }> {
   await acceptSecondFactor(ctx, await enabledSecret(ctx, user), factor);
-  const [, , , updated] = await ctx.prisma.$transaction([
-    ctx.prisma.twoFactorSecret.deleteMany({ where: { userId: user.id } }),
-    ctx.prisma.recoveryCode.deleteMany({ where: { userId: user.id } }),
-    ctx.prisma.twoFactorChallenge.deleteMany({ where: { userId: user.id } }),
-    ctx.prisma.user.update({ where: { id: user.id }, data: { twoFactorEnabled: false } }),
-  ]);
-  await revokeAllTokens(ctx, user.id);
+  const updated = await ctx.prisma.$transaction(async (tx) => {
+    await removeTwoFactor(tx, user.id);
+    await revokeAllTokens(tx, user);
+    return tx.user.update({ where: { id: user.id }, data: { twoFactorEnabled: false } });
+  });
   return { user: toPublicUser(updated) };
 }
 

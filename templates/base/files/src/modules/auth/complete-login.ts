@@ -1,10 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { signAccessToken } from './access-tokens.js';
+import { deferredSteps, loginChecks } from './account-hooks.js';
 import { toPublicUser, type PublicUser } from './public-user.js';
-{{#each loginChallenges}}
-import { {{name}} } from '{{importFrom "modules/auth" import}}';
-{{/each}}
 
 export interface TokenResponse {
   token: string;
@@ -22,8 +20,11 @@ export interface LoginChallenge {
 
 export type LoginResult = TokenResponse | LoginChallenge;
 
-/** Checks every login passes before a token is issued; each may answer with a challenge. */
-const loginChallenges: ((ctx: AppContext, user: User) => Promise<LoginChallenge | undefined>)[] = [{{#each loginChallenges}}{{name}}{{#unless @last}}, {{/unless}}{{/each}}];
+/** Work that waits until every challenge is passed; `kind` names one of the deferred steps. */
+export interface PendingStep {
+  kind: string;
+  data: string;
+}
 
 /** Issues an access token and records it, so it can be revoked later. */
 export async function issueTokenResponse(ctx: AppContext, user: User): Promise<TokenResponse> {
@@ -37,13 +38,26 @@ export async function issueTokenResponse(ctx: AppContext, user: User): Promise<T
 }
 
 /**
- * Every first factor (password, magic link, OAuth exchange, hosted exchange) ends here, so no
- * sign-in method can skip a challenge such as two-factor authentication.
+ * Runs the deferred work of a sign-in, once every challenge is passed, then issues the token.
+ * A challenge module calls this when its challenge succeeds.
  */
-export async function completeLogin(ctx: AppContext, user: User): Promise<LoginResult> {
-  for (const check of loginChallenges) {
-    const challenge = await check(ctx, user);
+export async function finishLogin(ctx: AppContext, user: User, pending?: PendingStep): Promise<TokenResponse> {
+  if (!pending) return issueTokenResponse(ctx, user);
+  const step = deferredSteps.find((candidate) => candidate.kind === pending.kind);
+  if (!step) throw new Error(`No deferred step of kind '${pending.kind}'`);
+  await step.run(ctx, user, pending.data);
+  return issueTokenResponse(ctx, await ctx.prisma.user.findUniqueOrThrow({ where: { id: user.id } }));
+}
+
+/**
+ * Every first factor (password, magic link, OAuth exchange, hosted exchange) ends here, so no
+ * sign-in method can skip a challenge such as two-factor authentication. `pending` is work that
+ * must wait until every challenge is passed (the new password of a reset).
+ */
+export async function completeLogin(ctx: AppContext, user: User, pending?: PendingStep): Promise<LoginResult> {
+  for (const check of loginChecks) {
+    const challenge = await check(ctx, user, pending);
     if (challenge) return challenge;
   }
-  return issueTokenResponse(ctx, user);
+  return finishLogin(ctx, user, pending);
 }
