@@ -5,11 +5,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAuth0, type FakeAuth0 } from './auth0.js';
-import { createClerk, type FakeClerk } from './clerk.js';
+import { createAuth0, type Auth0Env, type FakeAuth0 } from './auth0.js';
+import { createClerk, type ClerkEnv, type FakeClerk } from './clerk.js';
 import { json, matchRoute, type Host, type HostedRequest, type Reply, type RouteKind, type ServiceHandler, type ServiceName } from './http.js';
 import { jwks } from './keys.js';
-import { createSupabase, type FakeSupabase } from './supabase.js';
+import { createSupabase, type FakeSupabase, type SupabaseEnv } from './supabase.js';
 import { generateAttackerKeys } from './token-forgery.js';
 
 /**
@@ -41,7 +41,7 @@ export interface FakeHosted {
   auth0: FakeAuth0;
   supabase: FakeSupabase;
   /** The three services' env() together (Auth0 without trailing slash, Supabase without legacy secret). */
-  env(): Record<string, string>;
+  env(): ClerkEnv & Auth0Env & SupabaseEnv;
   /** Queues a fault for the service's next request of that kind; several queue up in order. */
   failNext(service: ServiceName, fault: HostedFault): void;
   /** Requests received so far, oldest first, optionally of one service. */
@@ -87,7 +87,6 @@ function faultKind(fault: HostedFault): RouteKind {
 export async function startFakeHosted(options: FakeHostedOptions = {}): Promise<FakeHosted> {
   const recorded: RecordedRequest[] = [];
   const faults: Record<Host, HostedFault[]> = { clerk: [], auth0: [], supabase: [], attacker: [] };
-  const hanging = new Set<ServerResponse>();
   const handlers = new Map<Host, ServiceHandler>();
 
   const server = createServer((req, res) => {
@@ -111,11 +110,7 @@ export async function startFakeHosted(options: FakeHostedOptions = {}): Promise<
     const queue = faults[target.name];
     const index = queue.findIndex((fault) => faultKind(fault) === match.route.kind);
     const fault = index === -1 ? undefined : queue.splice(index, 1)[0];
-    if (fault?.endsWith('_hang')) {
-      hanging.add(res);
-      res.on('close', () => hanging.delete(res));
-      return;
-    }
+    if (fault?.endsWith('_hang')) return; // no answer; close() cuts the connection
     if (fault) return send(res, target.serverError());
     const request: HostedRequest = { method, url, headers, params: match.params };
     send(res, await match.route.handle(request));
@@ -159,8 +154,8 @@ export async function startFakeHosted(options: FakeHostedOptions = {}): Promise<
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
         server.close(() => resolve());
+        // Every connection, idle or waiting on a hung request.
         server.closeAllConnections();
       });
       return closing;
