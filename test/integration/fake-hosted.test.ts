@@ -45,11 +45,14 @@ function jwksUrl(service: ServiceName): string {
   return `${env.SUPABASE_URL}/auth/v1/.well-known/jwks.json`;
 }
 
-async function fetchJwks(url: string): Promise<JSONWebKeySet> {
-  const { status, body } = await get(url);
-  expect(status).toBe(200);
-  return body as JSONWebKeySet;
+/** The body of a GET that must answer 200. */
+async function okBody(url: string, headers: Record<string, string> = {}): Promise<any> {
+  const { status, body } = await get(url, headers);
+  expect(status, url).toBe(200);
+  return body;
 }
+
+const fetchJwks = (url: string): Promise<JSONWebKeySet> => okBody(url);
 
 describe('fake hosted server', () => {
   it('listens on 127.0.0.1 and its env() joins the three services', () => {
@@ -151,8 +154,7 @@ describe('Clerk', () => {
       primaryEmailStatus: 'unverified',
       otherEmails: [{ email: 'ada@work.example', status: 'verified' }],
     });
-    const { status, body } = await get(`${env.CLERK_API_URL}/v1/users/${id}`, bearer(env.CLERK_SECRET_KEY));
-    expect(status).toBe(200);
+    const body = await okBody(`${env.CLERK_API_URL}/v1/users/${id}`, bearer(env.CLERK_SECRET_KEY));
     expect(body).toMatchObject({
       id,
       object: 'user',
@@ -170,10 +172,10 @@ describe('Clerk', () => {
     expect(body.email_addresses[0].id).toMatch(/^idn_[0-9A-Za-z]{27}$/);
     expect(body.created_at).toBeGreaterThan(1_000_000_000_000); // milliseconds
 
-    const verified = await get(`${env.CLERK_API_URL}/v1/users/${fake.clerk.addUser({ email: 'b@example.com' })}`, bearer(env.CLERK_SECRET_KEY));
-    expect(verified.body.email_addresses.map((email: { verification: { status: string } }) => email.verification.status)).toEqual(['verified']);
-    const none = await get(`${env.CLERK_API_URL}/v1/users/${fake.clerk.addUser({ email: null })}`, bearer(env.CLERK_SECRET_KEY));
-    expect(none.body).toMatchObject({ primary_email_address_id: null, email_addresses: [] });
+    const verified = await okBody(`${env.CLERK_API_URL}/v1/users/${fake.clerk.addUser({ email: 'b@example.com' })}`, bearer(env.CLERK_SECRET_KEY));
+    expect(verified.email_addresses.map((email: { verification: { status: string } }) => email.verification.status)).toEqual(['verified']);
+    const none = await okBody(`${env.CLERK_API_URL}/v1/users/${fake.clerk.addUser({ email: null })}`, bearer(env.CLERK_SECRET_KEY));
+    expect(none).toMatchObject({ primary_email_address_id: null, email_addresses: [] });
   });
 
   it('the Backend API refuses a missing or wrong secret key (401) and an unknown user (404) in Clerk’s error shape', async () => {
@@ -200,9 +202,7 @@ describe('Auth0', () => {
 
   it('serves OpenID discovery whose issuer has one trailing slash', async () => {
     const base = fake.auth0.env().AUTH0_ISSUER_BASE_URL;
-    const { status, body } = await get(`${base}/.well-known/openid-configuration`);
-    expect(status).toBe(200);
-    expect(body).toMatchObject({
+    expect(await okBody(`${base}/.well-known/openid-configuration`)).toMatchObject({
       issuer: `${base}/`,
       jwks_uri: `${base}/.well-known/jwks.json`,
       userinfo_endpoint: `${base}/userinfo`,
@@ -215,8 +215,8 @@ describe('Auth0', () => {
     const sub = fake.auth0.addUser({ email: 'ada@example.com' });
     expect(sub).toMatch(/^auth0\|[0-9a-f]{24}$/);
     const token = await fake.auth0.accessToken(sub);
-    const { body } = await get(`${base}/.well-known/openid-configuration`);
-    const { payload, protectedHeader } = await jwtVerify(token, createRemoteJWKSet(new URL(body.jwks_uri)), {
+    const { jwks_uri } = await okBody(`${base}/.well-known/openid-configuration`);
+    const { payload, protectedHeader } = await jwtVerify(token, createRemoteJWKSet(new URL(jwks_uri)), {
       algorithms: ['RS256'],
       issuer: `${base}/`,
       audience,
@@ -238,9 +238,8 @@ describe('Auth0', () => {
     const base = fake.auth0.env().AUTH0_ISSUER_BASE_URL;
     const sub = fake.auth0.addUser({ email: 'bob@example.com', emailVerified: false, name: 'Bob' });
     const token = await fake.auth0.accessToken(sub);
-    const answer = await get(`${base}/userinfo`, bearer(token));
-    expect(answer).toMatchObject({ status: 200 });
-    expect(answer.body).toEqual({
+    const answer = await okBody(`${base}/userinfo`, bearer(token));
+    expect(answer).toEqual({
       sub,
       nickname: 'bob',
       name: 'Bob',
@@ -249,11 +248,11 @@ describe('Auth0', () => {
       email: 'bob@example.com',
       email_verified: false,
     });
-    expect((await call(base, '/userinfo', { method: 'POST', token })).body).toEqual(answer.body);
+    expect((await call(base, '/userinfo', { method: 'POST', token })).body).toEqual(answer);
     const noEmail = fake.auth0.addUser({ email: null });
-    const withoutEmail = await get(`${base}/userinfo`, bearer(await fake.auth0.accessToken(noEmail)));
-    expect(withoutEmail.body).not.toHaveProperty('email');
-    expect(withoutEmail.body).not.toHaveProperty('email_verified');
+    const withoutEmail = await okBody(`${base}/userinfo`, bearer(await fake.auth0.accessToken(noEmail)));
+    expect(withoutEmail).not.toHaveProperty('email');
+    expect(withoutEmail).not.toHaveProperty('email_verified');
   });
 
   it('/userinfo refuses missing, expired, forged and non-userinfo tokens with 401', async () => {
@@ -342,8 +341,7 @@ describe('Supabase', () => {
   it('GET /auth/v1/user answers GoTrue’s user, email_confirmed_at present only once confirmed', async () => {
     const { SUPABASE_URL, SUPABASE_ANON_KEY } = fake.supabase.env();
     const id = fake.supabase.addUser({ email: 'eve@example.com' });
-    const { status, body } = await get(`${SUPABASE_URL}/auth/v1/user`, { ...bearer(await fake.supabase.accessToken(id)), apikey: SUPABASE_ANON_KEY });
-    expect(status).toBe(200);
+    const body = await okBody(`${SUPABASE_URL}/auth/v1/user`, { ...bearer(await fake.supabase.accessToken(id)), apikey: SUPABASE_ANON_KEY });
     expect(body).toMatchObject({
       id,
       aud: 'authenticated',
@@ -358,8 +356,8 @@ describe('Supabase', () => {
       is_anonymous: false,
     });
     // The HS256 legacy token is accepted too: GoTrue keeps verifying kid-less HS256 tokens with its secret.
-    const hs256 = await get(`${SUPABASE_URL}/auth/v1/user`, { ...bearer(await fake.supabase.accessToken(id, { alg: 'HS256' })), apikey: SUPABASE_ANON_KEY });
-    expect(hs256.body.id).toBe(id);
+    const hs256 = await okBody(`${SUPABASE_URL}/auth/v1/user`, { ...bearer(await fake.supabase.accessToken(id, { alg: 'HS256' })), apikey: SUPABASE_ANON_KEY });
+    expect(hs256.id).toBe(id);
   });
 
   it('forged metadata: user_metadata.email_verified true while the email is unconfirmed', async () => {
@@ -367,7 +365,7 @@ describe('Supabase', () => {
     const id = fake.supabase.addUser({ email: 'mallory@example.com', emailVerified: false, userMetadata: { email_verified: true } });
     const token = await fake.supabase.accessToken(id);
     expect(parts(token).claims.user_metadata).toMatchObject({ email_verified: true });
-    const { body } = await get(`${SUPABASE_URL}/auth/v1/user`, { ...bearer(token), apikey: SUPABASE_ANON_KEY });
+    const body = await okBody(`${SUPABASE_URL}/auth/v1/user`, { ...bearer(token), apikey: SUPABASE_ANON_KEY });
     expect(body.user_metadata.email_verified).toBe(true);
     expect(body).not.toHaveProperty('email_confirmed_at');
     expect(body).not.toHaveProperty('confirmed_at');

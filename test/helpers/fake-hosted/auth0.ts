@@ -114,9 +114,7 @@ export async function createAuth0(url: string, attacker: AttackerKeys): Promise<
       const iat = nowSeconds();
       return mintToken({
         key,
-        publicKey: key,
         attacker,
-        header: { typ: 'JWT' },
         claims: {
           iss: issuer,
           sub,

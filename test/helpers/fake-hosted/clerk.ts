@@ -186,9 +186,8 @@ export async function createClerk(
       const iat = nowSeconds();
       return mintToken({
         key,
-        publicKey: key,
         attacker,
-        header: { cat: CLERK_SESSION_TOKEN_CATEGORY, typ: 'JWT' },
+        header: { cat: CLERK_SESSION_TOKEN_CATEGORY },
         claims: {
           azp: authorizedParty,
           exp: iat + 60,

@@ -122,7 +122,6 @@ export async function createSupabase(url: string, attacker: AttackerKeys): Promi
     key: legacy,
     publicKey: es256,
     attacker,
-    header: { typ: 'JWT' },
     claims: { iss: 'supabase', ref: 'fakehostedprojectref', role: 'anon', iat, exp: iat + 10 * 365 * 86_400 },
   });
 
@@ -185,7 +184,6 @@ export async function createSupabase(url: string, attacker: AttackerKeys): Promi
         key: alg === 'HS256' ? legacy : alg === 'RS256' ? rs256 : es256,
         publicKey: alg === 'RS256' ? rs256 : es256,
         attacker,
-        header: { typ: 'JWT' },
         claims: {
           iss: `${supabaseUrl}/auth/v1`,
           sub: id,

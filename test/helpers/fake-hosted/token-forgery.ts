@@ -47,11 +47,11 @@ export async function generateAttackerKeys(jwksUrl: string): Promise<AttackerKey
 export interface MintRequest {
   /** The key a real token of this kind is signed with. */
   key: SigningKey;
-  /** The public key whose PEM text keys the `hs256-with-public-key` forgery. */
-  publicKey: AsymmetricKey;
+  /** The public key whose PEM text keys the `hs256-with-public-key` forgery; default `key` itself. */
+  publicKey?: AsymmetricKey;
   attacker: AttackerKeys;
-  /** Header members besides `alg` and `kid`, e.g. `{ typ: 'JWT' }`. */
-  header: Record<string, unknown>;
+  /** Header members after `alg`, `kid` and `typ: 'JWT'`. */
+  header?: Record<string, unknown>;
   claims: Record<string, unknown>;
   overrides?: TokenOverrides;
 }
@@ -63,14 +63,16 @@ function attackerKeyFor(attacker: AttackerKeys, key: SigningKey): SigningKey {
 /** The header and signer for a sign mode, before the caller's header overrides. */
 function plan(request: MintRequest): { header: Record<string, unknown>; sign: ((input: string) => Buffer) | null } {
   const { key, attacker } = request;
-  const header = { alg: key.alg, ...(key.kid ? { kid: key.kid } : {}), ...request.header };
+  const header = { alg: key.alg, ...(key.kid ? { kid: key.kid } : {}), typ: 'JWT', ...request.header };
+  const publicKey = request.publicKey ?? (key.alg === 'HS256' ? undefined : key);
   switch (request.overrides?.sign ?? 'normal') {
     case 'normal':
       return { header, sign: (input) => signBytes(key, input) };
     case 'none':
       return { header: { ...header, alg: 'none' }, sign: null };
     case 'hs256-with-public-key':
-      return { header: { ...header, alg: 'HS256' }, sign: (input) => hmacSha256(request.publicKey.spkiPem, input) };
+      if (!publicKey) throw new Error('hs256-with-public-key needs the public key of an asymmetric key.');
+      return { header: { ...header, alg: 'HS256' }, sign: (input) => hmacSha256(publicKey.spkiPem, input) };
     case 'other-key': {
       const forged = attackerKeyFor(attacker, key);
       return { header, sign: (input) => signBytes(forged, input) };
