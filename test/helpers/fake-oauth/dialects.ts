@@ -54,7 +54,7 @@ const TWITCH_STATUS: Partial<Record<TokenErrorKind, number>> = { unknown_client:
 const FACEBOOK_CODES: Partial<Record<TokenErrorKind, number>> = { unknown_client: 101, bad_secret: 1 };
 
 function codeOf(table: Partial<Record<TokenErrorKind, string>>, kind: TokenErrorKind): string {
-  return table[kind] ?? RFC_CODES[kind] ?? kind;
+  return table[kind] ?? kind;
 }
 
 function wantsJson(ex: Exchange): boolean {
@@ -68,7 +68,7 @@ export function rfcDialect(tokenType = 'Bearer', invalidClientStatus = 401): Tok
       sendJson(ex, 200, { ...fields, token_type: tokenType, scope: scope.join(' ') });
     },
     error(ex, kind, description) {
-      const error = codeOf({}, kind);
+      const error = codeOf(RFC_CODES, kind);
       const status = error === 'invalid_client' || error === 'unauthorized_client' ? invalidClientStatus : 400;
       sendJson(ex, status, { error, error_description: description }, error);
     },
@@ -109,7 +109,7 @@ export const twitchDialect: TokenDialect = {
   },
   error(ex, kind, description) {
     const status = TWITCH_STATUS[kind] ?? 400;
-    sendJson(ex, status, { status, message: description }, codeOf({}, kind));
+    sendJson(ex, status, { status, message: description }, codeOf(RFC_CODES, kind));
   },
 };
 
@@ -118,7 +118,7 @@ export const facebookDialect: TokenDialect = {
     sendJson(ex, 200, { access_token, token_type: 'bearer', expires_in });
   },
   error(ex, kind, description) {
-    graphError(ex, 400, description, FACEBOOK_CODES[kind] ?? 100, 'OAuthException', codeOf({}, kind));
+    graphError(ex, 400, description, FACEBOOK_CODES[kind] ?? 100, 'OAuthException', codeOf(RFC_CODES, kind));
   },
 };
 

@@ -15,7 +15,6 @@ import type { ProviderId } from './types.js';
 const TEN_MINUTES = 600;
 const BASIC_AND_POST = ['client_secret_basic', 'client_secret_post'] as const;
 const POST_ONLY = ['client_secret_post'] as const;
-const S256_ADVERTISED = { methods: ['S256'], advertised: true } as const;
 const OIDC_SCOPES = ['openid', 'profile', 'email'];
 
 export const PROVIDERS: Record<ProviderId, ProviderSpec> = {
@@ -47,6 +46,7 @@ export const PROVIDERS: Record<ProviderId, ProviderSpec> = {
     },
     scopes: ['read:user', 'user:email', 'user'],
     clientAuth: BASIC_AND_POST,
+    grantTypeOptional: true,
     dialect: githubDialect,
     pkce: { methods: ['S256'] },
     codeLifetimeSeconds: TEN_MINUTES,
@@ -60,6 +60,7 @@ export const PROVIDERS: Record<ProviderId, ProviderSpec> = {
     routes: { authorize: '/v26.0/dialog/oauth', token: '/v26.0/oauth/access_token', userinfo: '/v26.0/me' },
     scopes: ['email', 'public_profile'],
     clientAuth: BASIC_AND_POST,
+    grantTypeOptional: true,
     tokenViaGet: true,
     dialect: facebookDialect,
     pkce: { methods: [] },
@@ -218,7 +219,7 @@ export const PROVIDERS: Record<ProviderId, ProviderSpec> = {
     scopes: [...OIDC_SCOPES, 'offline_access'],
     clientAuth: BASIC_AND_POST,
     dialect: rfcDialect(),
-    pkce: S256_ADVERTISED,
+    pkce: { methods: ['S256'], advertised: true },
     codeLifetimeSeconds: TEN_MINUTES,
     accessTokenSeconds: 3600,
     refreshToken: 'offline_access',

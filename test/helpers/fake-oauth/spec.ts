@@ -39,6 +39,8 @@ export interface ProviderSpec {
   clientAuth: readonly ClientAuthMethod[];
   /** Token request bodies accepted besides application/x-www-form-urlencoded. */
   acceptsJsonTokenBody?: boolean;
+  /** github, facebook: their token endpoints do not need grant_type (when sent it must be authorization_code). */
+  grantTypeOptional?: boolean;
   /** facebook: the token endpoint also answers GET with the parameters in the query. */
   tokenViaGet?: boolean;
   dialect: TokenDialect;
