@@ -14,7 +14,9 @@ import { defaultUser, firstAndLastName } from './users.js';
 type Params = Record<string, string>;
 
 function errorPage(ex: Exchange, spec: ProviderSpec, error: string, description: string): void {
-  const html = `<!doctype html><html><head><title>${spec.displayName}: error</title></head><body><h1>Error 400: ${escapeHtml(error)}</h1><p>${escapeHtml(description)}</p></body></html>`;
+  const html =
+    `<!doctype html><html><head><title>${spec.displayName}: error</title></head>` +
+    `<body><h1>Error 400: ${escapeHtml(error)}</h1><p>${escapeHtml(description)}</p></body></html>`;
   sendHtml(ex, 400, html, error);
 }
 
@@ -88,7 +90,8 @@ export function handleAuthorize(fake: FakeContext, spec: ProviderSpec, ex: Excha
   const problem = requestProblem(spec, q);
   if (problem) return answer(ex, spec, q.redirect_uri, { error: problem[0], error_description: problem[1], ...state }, problem[0]);
   if (fake.state.takeFault(spec.id, ['access_denied'])) {
-    return answer(ex, spec, q.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', ...state }, 'access_denied');
+    const denied = { error: 'access_denied', error_description: 'The user denied the request.', ...state };
+    return answer(ex, spec, q.redirect_uri, denied, 'access_denied');
   }
   const authorization: Authorization = {
     provider: spec.id,

@@ -132,10 +132,21 @@ export class FakeClient {
     const env = this.env;
     const p = this.prefix;
     if (!this.issuer) {
-      return { authorize: env[`${p}_AUTHORIZATION_URL`]!, token: env[`${p}_TOKEN_URL`]!, userinfo: env[`${p}_USERINFO_URL`], emails: env[`${p}_EMAILS_URL`] };
+      return {
+        authorize: env[`${p}_AUTHORIZATION_URL`]!,
+        token: env[`${p}_TOKEN_URL`]!,
+        userinfo: env[`${p}_USERINFO_URL`],
+        emails: env[`${p}_EMAILS_URL`],
+      };
     }
     const doc = (await this.discovery()) as Record<string, string>;
-    return { authorize: doc.authorization_endpoint!, token: doc.token_endpoint!, userinfo: doc.userinfo_endpoint, jwks: doc.jwks_uri, issuer: doc.issuer };
+    return {
+      authorize: doc.authorization_endpoint!,
+      token: doc.token_endpoint!,
+      userinfo: doc.userinfo_endpoint,
+      jwks: doc.jwks_uri,
+      issuer: doc.issuer,
+    };
   }
 
   async authorize(options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
@@ -158,7 +169,9 @@ export class FakeClient {
       ...options.params,
     };
     const url = new URL(authorize);
-    for (const [name, value] of Object.entries(params)) if (value !== undefined && !options.omit?.includes(name)) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== undefined && !options.omit?.includes(name)) url.searchParams.set(name, value);
+    }
     const response = await fetch(url, { redirect: 'manual' });
     const body = await response.text();
     const location = response.headers.get('location') ?? undefined;
@@ -203,7 +216,9 @@ export class FakeClient {
   /** authorize + redeem; fails the test when either step does not succeed. */
   async login(options: AuthorizeOptions = {}): Promise<{ authorized: AuthorizeResult; response: Response; text: string }> {
     const authorized = await this.authorize(options);
-    if (!authorized.fields.code) throw new Error(`authorize gave no code: ${authorized.status} ${JSON.stringify(authorized.fields)} ${authorized.body}`);
+    if (!authorized.fields.code) {
+      throw new Error(`authorize gave no code: ${authorized.status} ${JSON.stringify(authorized.fields)} ${authorized.body}`);
+    }
     const response = await this.redeem(authorized);
     return { authorized, response, text: await response.text() };
   }

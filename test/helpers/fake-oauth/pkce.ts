@@ -10,8 +10,10 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** An authorize-time problem with the challenge, or undefined when it is acceptable. */
 export function challengeProblem(spec: ProviderSpec, challenge: string | undefined, method: string | undefined): string | undefined {
   if (spec.pkce.methods.length === 0) return undefined;
-  if (!challenge) return spec.pkce.required ? 'code_challenge is required.' : method ? 'code_challenge_method without code_challenge.' : undefined;
-  if (!(spec.pkce.methods as readonly string[]).includes(method ?? 'plain')) return `code_challenge_method ${method ?? 'plain'} is not supported.`;
+  if (!challenge && spec.pkce.required) return 'code_challenge is required.';
+  if (!challenge) return method ? 'code_challenge_method without code_challenge.' : undefined;
+  const effective = method ?? 'plain';
+  if (!(spec.pkce.methods as readonly string[]).includes(effective)) return `code_challenge_method ${effective} is not supported.`;
   if (!VERIFIER.test(challenge)) return 'code_challenge is malformed.';
   return undefined;
 }

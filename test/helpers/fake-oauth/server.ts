@@ -78,7 +78,9 @@ function serveProfile(fake: FakeContext, spec: ProviderSpec, ex: Exchange, endpo
 
 async function dispatch(fake: FakeContext, ex: Exchange, route: Route, tenant: string | undefined): Promise<void> {
   const { spec, endpoint } = route;
-  if (!allowedMethods(spec, endpoint).includes(ex.req.method ?? '')) return sendJson(ex, 405, { error: 'method_not_allowed' }, 'method_not_allowed');
+  if (!allowedMethods(spec, endpoint).includes(ex.req.method ?? '')) {
+    return sendJson(ex, 405, { error: 'method_not_allowed' }, 'method_not_allowed');
+  }
   if (tenant !== undefined && !isKnownTenant(tenant)) {
     return sendJson(ex, 400, { error: 'invalid_tenant', error_description: `AADSTS90002: Tenant '${tenant}' not found.` }, 'invalid_tenant');
   }

@@ -85,9 +85,13 @@ export async function handleToken(fake: FakeContext, spec: ProviderSpec, ex: Exc
   if (!params) return fail(['invalid_request', 'The body must be application/x-www-form-urlencoded.']);
   const client = await authenticateClient(fake, spec, ex, params);
   if (!client.ok) return fail([client.kind, client.description]);
-  if (spec.rejectsCodeVerifier && params.code_verifier !== undefined) return fail(['bad_secret', 'Client authentication failed (PKCE is not enabled for this app).']);
+  if (spec.rejectsCodeVerifier && params.code_verifier !== undefined) {
+    return fail(['bad_secret', 'Client authentication failed (PKCE is not enabled for this app).']);
+  }
   if (params.grant_type === undefined && !spec.grantTypeOptional) return fail(['invalid_request', 'grant_type is required.']);
-  if ((params.grant_type ?? 'authorization_code') !== 'authorization_code') return fail(['unsupported_grant_type', `grant_type ${params.grant_type} is not supported.`]);
+  if ((params.grant_type ?? 'authorization_code') !== 'authorization_code') {
+    return fail(['unsupported_grant_type', `grant_type ${params.grant_type} is not supported.`]);
+  }
   const redeemed = redeem(fake, spec, client.clientId, params.code);
   if (Array.isArray(redeemed)) return fail(redeemed);
   const problem = grantProblem(spec, redeemed, params);

@@ -29,14 +29,19 @@ export function facebookProfile({ ex, fake, grant }: ResourceContext): void {
   const found = grant(token);
   if (!found) return graphError(ex, 400, 'Invalid OAuth access token - Cannot parse access token', 190, 'OAuthException', 'invalid_token');
   const proof = ex.query.appsecret_proof;
-  if (!proof) return graphError(ex, 400, 'API calls from the server require an appsecret_proof argument', 100, 'GraphMethodException', 'appsecret_proof_missing');
   const expected = createHmac('sha256', fake.clients.facebook.secret).update(token!).digest('hex');
-  if (proof !== expected) return graphError(ex, 400, 'Invalid appsecret_proof provided in the API argument', 100, 'GraphMethodException', 'appsecret_proof_invalid');
+  if (proof !== expected) {
+    const message = proof
+      ? 'Invalid appsecret_proof provided in the API argument'
+      : 'API calls from the server require an appsecret_proof argument';
+    return graphError(ex, 400, message, 100, 'GraphMethodException', proof ? 'appsecret_proof_invalid' : 'appsecret_proof_missing');
+  }
   const values = fieldValues(found.authorization.user, found.authorization.scopes);
   const requested = (ex.query.fields ?? 'id,name').split(',').map((field) => field.trim().split(/[.{]/)[0]!).filter(Boolean);
   const unknown = requested.find((field) => !(field in values));
   if (unknown) {
-    return graphError(ex, 400, `(#100) Tried accessing nonexisting field (${unknown}) on node type (User)`, 100, 'OAuthException', 'unknown_field');
+    const message = `(#100) Tried accessing nonexisting field (${unknown}) on node type (User)`;
+    return graphError(ex, 400, message, 100, 'OAuthException', 'unknown_field');
   }
   sendJson(ex, 200, Object.fromEntries(requested.filter((field) => values[field] !== undefined).map((field) => [field, values[field]])));
 }
