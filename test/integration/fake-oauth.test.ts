@@ -52,7 +52,12 @@ async function issued(answer: Response | Promise<Response>): Promise<boolean> {
 }
 
 function rfcErrors(invalidClientStatus: number) {
-  return { grant: [400, 'invalid_grant'], secret: [invalidClientStatus, 'invalid_client'], redirect: [400, 'invalid_grant'] } satisfies Record<string, ErrorShape>;
+  const errors: Record<'grant' | 'secret' | 'redirect', ErrorShape> = {
+    grant: [400, 'invalid_grant'],
+    secret: [invalidClientStatus, 'invalid_client'],
+    redirect: [400, 'invalid_grant'],
+  };
+  return errors;
 }
 
 /** Each provider's error for a bad code, a wrong client secret, and a different redirect_uri. */
@@ -133,16 +138,18 @@ function expectedProfile(provider: ProviderId): unknown {
   const table: Record<ProviderId, unknown> = {
     google: { sub: '109876543210987654321', ...standard },
     github: {
-      user: { id: 583231, login: 'ada_lovelace', name: 'Ada Lovelace', email: null, avatar_url: picture('github') },
+      user: { id: 583231, login: 'adalovelace', name: 'Ada Lovelace', email: null, avatar_url: picture('github') },
       emails: [{ email, primary: true, verified: true, visibility: 'private' }],
     },
     facebook: { id: '10158000000000001', name: 'Ada Lovelace', email, picture: { data: { url: picture('facebook'), is_silhouette: false } } },
-    twitter: { data: { id: '2244994945', name: 'Ada Lovelace', username: 'ada_lovelace', profile_image_url: picture('twitter'), confirmed_email: email } },
-    discord: { id: '80351110224678912', username: 'ada_lovelace', discriminator: '0', global_name: 'Ada Lovelace', email, verified: true },
+    twitter: {
+      data: { id: '2244994945', name: 'Ada Lovelace', username: 'adalovelace', profile_image_url: picture('twitter'), confirmed_email: email },
+    },
+    discord: { id: '80351110224678912', username: 'adalovelace', discriminator: '0', global_name: 'Ada Lovelace', email, verified: true },
     microsoft: { oid: '00000000-0000-0000-66f3-3332eca7ea81', tid: DEFAULT_TID, email, xms_edov: true, name: 'Ada Lovelace' },
     apple: undefined,
     linkedin: { sub: 'yrZCpj2Z12', ...standard },
-    gitlab: { sub: '1234567', nickname: 'ada_lovelace', ...standard },
+    gitlab: { sub: '1234567', nickname: 'adalovelace', ...standard },
     slack: { ok: true, sub: 'U0R7JM', 'https://slack.com/user_id': 'U0R7JM', 'https://slack.com/team_id': 'T0FAKETEAM', ...standard },
     twitch: { sub: '141981764' },
     oidc: { sub: 'oidc-user-1', ...standard },
@@ -158,9 +165,16 @@ function expectedClaims(provider: ProviderId): Record<string, unknown> {
     microsoft: { tid: DEFAULT_TID, oid: '00000000-0000-0000-66f3-3332eca7ea81', email, xms_edov: true, preferred_username: email, ver: '2.0' },
     apple: { sub: '001234.0f5e8a3c9b6d4e2f8a1b7c3d5e9f0a12.1234', email, email_verified: 'true', is_private_email: 'false' },
     linkedin: { sub: 'yrZCpj2Z12', email, email_verified: true, name: 'Ada Lovelace', picture: picture('linkedin') },
-    gitlab: { sub: '1234567', email, email_verified: true, nickname: 'ada_lovelace', picture: picture('gitlab') },
+    gitlab: { sub: '1234567', email, email_verified: true, nickname: 'adalovelace', picture: picture('gitlab') },
     slack: { sub: 'U0R7JM', 'https://slack.com/team_id': 'T0FAKETEAM', 'https://slack.com/user_id': 'U0R7JM', email, email_verified: true },
-    twitch: { sub: '141981764', azp: 'fake-twitch-client-id', email, email_verified: true, picture: picture('twitch'), preferred_username: 'ada_lovelace' },
+    twitch: {
+      sub: '141981764',
+      azp: 'fake-twitch-client-id',
+      email,
+      email_verified: true,
+      picture: picture('twitch'),
+      preferred_username: 'adalovelace',
+    },
     oidc: { sub: 'oidc-user-1', email, email_verified: true, name: 'Ada Lovelace' },
   };
   return table[provider]!;
@@ -273,7 +287,8 @@ describe('fake OAuth providers: the token endpoint checks what the provider chec
     const c = client('gitlab');
     const percentEncoded = (value: string) => value.replace(/-/g, '%2D');
     const credentials = `${percentEncoded(c.clientId)}:${percentEncoded(c.env.GITLAB_CLIENT_SECRET!)}`;
-    const basic = await c.redeem(await c.authorize(), { auth: 'none', headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } });
+    const authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    const basic = await c.redeem(await c.authorize(), { auth: 'none', headers: { authorization } });
     expect(await issued(basic)).toBe(true);
     expect(await issued(c.redeem(await c.authorize(), { auth: 'post' }))).toBe(true);
   });
@@ -370,7 +385,13 @@ describe('fake OAuth providers: the authorize endpoint', () => {
     const c = client('google');
     await c.login();
     const token = fake.requests('google').find((r) => r.endpoint === 'token')!;
-    expect(token).toMatchObject({ method: 'POST', path: '/google/token', status: 200, outcome: 'ok', body: { grant_type: 'authorization_code' } });
+    expect(token).toMatchObject({
+      method: 'POST',
+      path: '/google/token',
+      status: 200,
+      outcome: 'ok',
+      body: { grant_type: 'authorization_code' },
+    });
     expect(token.headers.authorization).toMatch(/^Basic /);
     expect(fake.requests('github')).toEqual([]);
     fake.reset();
@@ -388,14 +409,19 @@ describe('fake OAuth providers: GitHub', () => {
     const c = github();
     const json = await c.redeem(await c.authorize(), { headers: { accept: 'application/json' } });
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await json.json()).toMatchObject({ access_token: expect.stringMatching(/^gho_/), scope: 'read:user,user:email', token_type: 'bearer' });
+    expect(await json.json()).toMatchObject({
+      access_token: expect.stringMatching(/^gho_/),
+      scope: 'read:user,user:email',
+      token_type: 'bearer',
+    });
   });
 
   it('sends its errors with HTTP 200, form-encoded or JSON by Accept', async () => {
     const c = github();
     const form = await c.token({ code: 'nope', redirect_uri: REDIRECT_URI });
     expect(form.status).toBe(200);
-    expect(Object.fromEntries(new URLSearchParams(await form.text()))).toMatchObject({ error: 'bad_verification_code', error_description: expect.any(String) });
+    const fields = Object.fromEntries(new URLSearchParams(await form.text()));
+    expect(fields).toMatchObject({ error: 'bad_verification_code', error_description: expect.any(String) });
     const json = await c.token({ code: 'nope', redirect_uri: REDIRECT_URI }, { headers: { accept: 'application/json' } });
     expect(json.status).toBe(200);
     expect(await json.json()).toMatchObject({ error: 'bad_verification_code' });
@@ -476,7 +502,7 @@ describe('fake OAuth providers: Slack, Twitch, Facebook, X, Discord', () => {
     expect(idToken).not.toHaveProperty('email_verified');
     expect(idToken).not.toHaveProperty('picture');
     const userinfo = await fetch((await c.endpoints()).userinfo!, { headers: { authorization: `Bearer ${accessTokenOf('twitch', text)}` } });
-    expect(await userinfo.json()).toEqual({ sub: '141981764', preferred_username: 'ada_lovelace', picture: picture('twitch') });
+    expect(await userinfo.json()).toEqual({ sub: '141981764', preferred_username: 'adalovelace', picture: picture('twitch') });
     const bad = await c.authorize({ params: { claims: 'not json' } });
     expect(bad.fields).toMatchObject({ error: 'invalid_request' });
   });
@@ -491,7 +517,9 @@ describe('fake OAuth providers: Slack, Twitch, Facebook, X, Discord', () => {
     };
     const [missingStatus, missing] = await graph('fields=id,email');
     expect(missingStatus).toBe(400);
-    expect(missing).toEqual({ error: { message: expect.stringMatching(/appsecret_proof/), type: 'GraphMethodException', code: 100, fbtrace_id: expect.any(String) } });
+    expect(missing).toEqual({
+      error: { message: expect.stringMatching(/appsecret_proof/), type: 'GraphMethodException', code: 100, fbtrace_id: expect.any(String) },
+    });
     const [wrongStatus] = await graph(`fields=id,email&appsecret_proof=${'0'.repeat(64)}`);
     expect(wrongStatus).toBe(400);
     const proof = createHmac('sha256', c.env.FACEBOOK_CLIENT_SECRET!).update(token).digest('hex');
@@ -508,10 +536,17 @@ describe('fake OAuth providers: Slack, Twitch, Facebook, X, Discord', () => {
     const c = client('facebook');
     const response = await c.token({ code: 'nope', redirect_uri: REDIRECT_URI });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: { message: expect.any(String), type: 'OAuthException', code: 100, fbtrace_id: expect.any(String) } });
+    expect(await response.json()).toEqual({
+      error: { message: expect.any(String), type: 'OAuthException', code: 100, fbtrace_id: expect.any(String) },
+    });
     const authorized = await c.authorize();
     // As Facebook documents it: a GET, and no grant_type.
-    const query = new URLSearchParams({ client_id: c.clientId, client_secret: await c.secret(), redirect_uri: REDIRECT_URI, code: authorized.fields.code! });
+    const query = new URLSearchParams({
+      client_id: c.clientId,
+      client_secret: await c.secret(),
+      redirect_uri: REDIRECT_URI,
+      code: authorized.fields.code!,
+    });
     const viaGet = await fetch(`${(await c.endpoints()).token}?${query}`);
     expect(await viaGet.json()).toEqual({ access_token: expect.stringMatching(/^EAAG/), token_type: 'bearer', expires_in: 5_183_944 });
   });
@@ -618,13 +653,18 @@ describe('fake OAuth providers: Microsoft, LinkedIn, Apple', () => {
     expect(boolClaims).toMatchObject({ email_verified: true, is_private_email: false });
   });
 
-  it('apple: has no userinfo endpoint and requires response_mode=form_post for name/email', async () => {
+  it('apple: has no userinfo endpoint and requires response_mode=form_post for name/email only', async () => {
     const c = client('apple');
     const doc = await c.discovery();
     expect(doc).not.toHaveProperty('userinfo_endpoint');
     expect(doc.issuer).toBe(`${fake.url}/apple`);
     const query = await c.authorize({ omit: ['response_mode'] });
     expect(query.status).toBe(400);
+    // Without name/email, a plain query redirect works, and the id_token has no email.
+    const plain = await c.authorize({ scope: 'openid', omit: ['response_mode'] });
+    expect(plain.status).toBe(302);
+    const claims = decodeJwt(tokenBody(await (await c.redeem(plain)).text()).id_token as string);
+    expect(claims).not.toHaveProperty('email');
     expect(fake.env('apple')).not.toHaveProperty('APPLE_CLIENT_SECRET');
   });
 
@@ -807,7 +847,12 @@ describe('fake OAuth providers: env', () => {
     expect(fake.env('facebook').FACEBOOK_USERINFO_URL).toBe(`${fake.url}/facebook/v26.0/me`);
     expect(fake.env('twitter').TWITTER_TOKEN_URL).toBe(`${fake.url}/twitter/2/oauth2/token`);
     expect(fake.env('discord').DISCORD_USERINFO_URL).toBe(`${fake.url}/discord/api/users/@me`);
-    expect(Object.keys(fake.env('microsoft')).sort()).toEqual(['MICROSOFT_CLIENT_ID', 'MICROSOFT_CLIENT_SECRET', 'MICROSOFT_ISSUER', 'MICROSOFT_TENANT_ID']);
+    expect(Object.keys(fake.env('microsoft')).sort()).toEqual([
+      'MICROSOFT_CLIENT_ID',
+      'MICROSOFT_CLIENT_SECRET',
+      'MICROSOFT_ISSUER',
+      'MICROSOFT_TENANT_ID',
+    ]);
     expect(Object.keys(fake.env('apple')).sort()).toEqual(['APPLE_CLIENT_ID', 'APPLE_ISSUER', 'APPLE_KEY_ID', 'APPLE_PRIVATE_KEY', 'APPLE_TEAM_ID']);
     expect(fake.env('apple').APPLE_PRIVATE_KEY).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     for (const provider of ['google', 'linkedin', 'gitlab', 'slack', 'twitch', 'oidc'] as ProviderId[]) {

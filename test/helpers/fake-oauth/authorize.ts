@@ -40,8 +40,9 @@ export function formPostPage(action: string, fields: Params): string {
   );
 }
 
+/** A redirect with the fields in the query, or (response_mode=form_post where supported) a form post. */
 function answer(ex: Exchange, spec: ProviderSpec, redirectUri: string, fields: Params, outcome: string): void {
-  if (spec.formPost) return sendHtml(ex, 200, formPostPage(redirectUri, fields), outcome);
+  if (spec.formPost && ex.query.response_mode === 'form_post') return sendHtml(ex, 200, formPostPage(redirectUri, fields), outcome);
   const target = new URL(redirectUri);
   for (const [name, value] of Object.entries(fields)) target.searchParams.set(name, value);
   redirect(ex, target.toString(), outcome);

@@ -61,7 +61,7 @@ export interface ProviderSpec {
   idTokenWithoutOpenid?: boolean;
   /** id_token carries azp = client id. */
   azp?: boolean;
-  /** apple: the authorization response is an auto-submitting form POST. */
+  /** apple: response_mode=form_post answers with an auto-submitting form POST (required for name/email). */
   formPost?: boolean;
   /** twitch: the `claims` request parameter decides the optional claims. */
   claimsParameter?: boolean;

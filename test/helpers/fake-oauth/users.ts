@@ -46,7 +46,7 @@ export function firstAndLastName(user: FakeUser): { firstName: string; lastName:
 }
 
 export function usernameOf(user: FakeUser): string {
-  return user.username ?? (user.name ?? `user${user.id}`).toLowerCase().replace(/[^a-z0-9]+/g, '_');
+  return user.username ?? (user.name ?? `user${user.id}`).toLowerCase().replace(/[^a-z0-9]+/g, '');
 }
 
 /** A stable hex digest, for avatar hashes and pairwise subjects. */
