@@ -9,11 +9,11 @@ export interface ListFlags {
   templateVersion?: string;
 }
 
-/** Every selectable module (not the always-present base) with its category and tag. */
+/** Every selectable module (not the always-present base, nor internal building blocks) with its category and tag. */
 export function listModules(registry: ModuleRegistry, templateVersion: string = CURRENT_RELEASE) {
   checkTemplateVersion(templateVersion);
   return [...registry.modules.values()]
-    .filter(({ manifest }) => manifest.category !== 'base' && isAvailableAt(manifest.tag, templateVersion))
+    .filter(({ manifest }) => manifest.category !== 'base' && !manifest.internal && isAvailableAt(manifest.tag, templateVersion))
     .sort(
       (a, b) =>
         CATEGORIES.indexOf(a.manifest.category) - CATEGORIES.indexOf(b.manifest.category) ||

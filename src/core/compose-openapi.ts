@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { LoadedModule } from './manifest.js';
+import { renderModuleFile } from './render-module.js';
 
 type Json = Record<string, unknown>;
 
@@ -12,12 +11,19 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-function readFragment(module: LoadedModule): Json {
-  return JSON.parse(readFileSync(path.join(module.dir, module.manifest.openapi!), 'utf8')) as Json;
+/** A module's fragment: JSON, or a Handlebars template of JSON (paths per chosen provider, say). */
+function readFragment(module: LoadedModule, context: object): Json {
+  const file = module.manifest.openapi!;
+  const text = renderModuleFile(module, file, file.endsWith('.hbs') ? context : {}, !file.endsWith('.hbs'));
+  try {
+    return JSON.parse(text) as Json;
+  } catch (error) {
+    throw new Error(`The OpenAPI fragment ${file} of module '${module.manifest.id}' is not valid JSON once rendered: ${(error as Error).message}`);
+  }
 }
 
 /** Merges every module's OpenAPI fragment: paths by path and method, components by name. */
-export function composeOpenApi(modules: LoadedModule[], projectName: string): OpenApiDocument {
+export function composeOpenApi(modules: LoadedModule[], projectName: string, context: object = {}): OpenApiDocument {
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: { title: projectName, version: '0.1.0' },
@@ -25,7 +31,7 @@ export function composeOpenApi(modules: LoadedModule[], projectName: string): Op
     components: {},
   };
   for (const module of modules.filter((candidate) => candidate.manifest.openapi)) {
-    const fragment = readFragment(module);
+    const fragment = readFragment(module, context);
     for (const [route, operations] of Object.entries((fragment.paths ?? {}) as OpenApiDocument['paths'])) {
       document.paths[route] = { ...document.paths[route], ...operations };
     }

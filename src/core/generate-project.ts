@@ -52,7 +52,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   for (const module of modules) renderModule(module, context, tree);
 
   const env = composeEnv(modules, choices.db, input.envOverrides);
-  const openapi = composeOpenApi(modules, projectName);
+  const openapi = composeOpenApi(modules, projectName, context);
   tree.add('package.json', composePackageJson(modules, projectName, choices.db), 'core');
   tree.add('.env.example', env.example, 'core');
   tree.add('.env', env.dev, 'core');

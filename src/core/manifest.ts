@@ -17,9 +17,11 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - loginChallenges: (ctx, user, pending?) => challenge | undefined, after every first factor, before a token is issued;
  * - revokeAll: (db, userId) => void, when every token of a user is revoked (void the module's one-time secrets);
  * - takeOver: (db, userId) => void, when the first mailbox proof takes a provisional account over (remove what was set up before);
- * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed.
+ * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed;
+ * - signInMethods: (db, userId) => boolean, whether the user can sign in this way (for unlinking the last one);
+ * - oauthProviders: the provider descriptions the shared OAuth module serves.
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'deferredSteps'] as const;
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'deferredSteps', 'signInMethods', 'oauthProviders'] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
@@ -29,6 +31,18 @@ const envVarSchema = z.object({
   example: z.union([z.string(), z.partialRecord(z.enum(DATABASES), z.string())]).default(''),
   /** Value written to the development .env; defaults to the example. "secret" generates 256 random bits. */
   dev: z.union([z.string(), z.literal('<secret>')]).optional(),
+});
+
+/** An OAuth provider as /api/auth/providers, the README and the next steps describe it. */
+const oauthProviderSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The provider is configured once every one of these variables is set. */
+  requiredEnv: z.array(z.string()).min(1),
+  /** Where a developer creates the credentials, and what to do there. */
+  setup: z.object({ console: z.url(), steps: z.string().min(1) }),
+  /** Every variable of the provider, as the README lists them. */
+  env: z.array(z.string()).default([]),
 });
 
 const importRefSchema = z.object({
@@ -61,6 +75,8 @@ export const manifestSchema = z.object({
   readme: z.string().optional(),
   /** Route factories mounted by createApp, in order: (ctx) => Router. */
   routers: z.array(importRefSchema).default([]),
+  /** A building block other modules require (the OAuth machinery): never chosen or listed on its own. */
+  internal: z.boolean().default(false),
   /** A second factor (TOTP): it cannot be the only way to sign in. */
   secondFactorOnly: z.boolean().default(false),
   /**
@@ -74,7 +90,7 @@ export const manifestSchema = z.object({
   providers: z
     .object({
       methods: z.array(z.string()).default([]),
-      oauth: z.array(z.object({ id: z.string(), name: z.string(), clientIdEnv: z.string() })).default([]),
+      oauth: z.array(oauthProviderSchema).default([]),
       hosted: z.array(z.string()).default([]),
     })
     .default({ methods: [], oauth: [], hosted: [] }),
@@ -86,6 +102,7 @@ export const manifestSchema = z.object({
 export type ModuleManifest = z.infer<typeof manifestSchema>;
 export type EnvVar = z.infer<typeof envVarSchema>;
 export type ImportRef = z.infer<typeof importRefSchema>;
+export type OAuthProviderEntry = z.infer<typeof oauthProviderSchema>;
 
 export interface LoadedModule {
   manifest: ModuleManifest;

@@ -1,4 +1,4 @@
-import { HOOKS, type Database, type HookName, type ImportRef, type LoadedModule } from './manifest.js';
+import { HOOKS, type Database, type HookName, type ImportRef, type LoadedModule, type OAuthProviderEntry } from './manifest.js';
 
 /** What every template sees. Kept small on purpose: templates are mostly plain code. */
 export interface RenderContext {
@@ -11,9 +11,11 @@ export interface RenderContext {
   hooks: Record<HookName, ImportRef[]>;
   providers: {
     methods: string[];
-    oauth: { id: string; name: string; clientIdEnv: string }[];
+    oauth: { id: string; name: string; requiredEnv: string[] }[];
     hosted: string[];
   };
+  /** Each chosen OAuth provider with its setup notes, for the README. */
+  oauthSetup: OAuthProviderEntry[];
   userRelations: string[];
   generatorVersion: string;
 }
@@ -32,9 +34,10 @@ export function buildRenderContext(
     hooks: Object.fromEntries(HOOKS.map((hook) => [hook, manifests.flatMap((manifest) => manifest.hooks[hook] ?? [])])) as Record<HookName, ImportRef[]>,
     providers: {
       methods: manifests.flatMap((manifest) => manifest.providers.methods),
-      oauth: manifests.flatMap((manifest) => manifest.providers.oauth),
+      oauth: manifests.flatMap((manifest) => manifest.providers.oauth.map(({ id, name, requiredEnv }) => ({ id, name, requiredEnv }))),
       hosted: manifests.flatMap((manifest) => manifest.providers.hosted),
     },
+    oauthSetup: manifests.flatMap((manifest) => manifest.providers.oauth),
     userRelations: manifests.flatMap((manifest) => manifest.userRelations),
     generatorVersion: options.generatorVersion,
   };

@@ -36,8 +36,9 @@ export function renderModule(module: LoadedModule, context: RenderContext, tree:
   }
 }
 
-/** Reads and renders one template file of a module (schema fragment, README section). */
-export function renderModuleFile(module: LoadedModule, relative: string, context: object): string {
+/** Reads and renders one template file of a module (schema fragment, README section); `raw` reads it as it is. */
+export function renderModuleFile(module: LoadedModule, relative: string, context: object, raw = false): string {
   const file = path.join(module.dir, relative);
-  return renderTemplate(readFileSync(file, 'utf8'), context, file);
+  const source = readFileSync(file, 'utf8');
+  return raw ? source : renderTemplate(source, context, file);
 }

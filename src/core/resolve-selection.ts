@@ -18,8 +18,9 @@ const FLAG_OF_CATEGORY: Record<Exclude<Category, 'base'>, string> = {
   module: '--orgs',
 };
 
+/** The modules a user can choose in a category (internal building blocks come only through `requires`). */
 function modulesOf(registry: ModuleRegistry, category: Category): LoadedModule[] {
-  return [...registry.modules.values()].filter((module) => module.manifest.category === category);
+  return [...registry.modules.values()].filter((module) => module.manifest.category === category && !module.manifest.internal);
 }
 
 /** Refuses a --template-version that is not a release, naming the valid ones. */
@@ -46,7 +47,7 @@ function pick(
   }
   return ids.map((id) => {
     const module = registry.modules.get(id);
-    if (!module || module.manifest.category !== category) {
+    if (!module || module.manifest.category !== category || module.manifest.internal) {
       const valid = validIds.length > 0 ? validIds.join(', ') : 'none yet';
       const extra = category === 'oauth' ? ', all, none' : '';
       throw new UsageError(`Unknown ${flag} id '${id}'. ${didYouMean(id, validIds)}Valid ids: ${valid}${extra}.`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { mergeChoices, readConfigFile } from '../../src/core/choices.js';
@@ -107,4 +107,69 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
     env,
     run: (script, extraEnv = {}) => npm(['run', script], `npm run ${script}`, extraEnv),
   };
+}
+
+const PREPARED_MARKER = '.gatekit-prepared';
+const FAILED_MARKER = '.gatekit-failed';
+
+/** Fixture handles for a folder another test file prepared. */
+function preparedHandle(name: string, env: Record<string, string>): PreparedFixture {
+  const dir = path.join(WORK_DIR, name);
+  return {
+    name,
+    dir,
+    env,
+    run: (script, extraEnv = {}) => run('npm', ['run', script], { cwd: dir, env: childEnv({ ...env, ...extraEnv }), step: `${name}: npm run ${script}` }),
+  };
+}
+
+/**
+ * One generated, installed and built fixture shared by every test file that asks for it in this
+ * run: the first caller prepares it (as prepareFixture does) while the others wait on a lock
+ * folder, then all use the same folder, each with a database of its own. The global setup clears
+ * the markers, so every run starts from a fresh generation.
+ */
+export async function sharedFixture(name: string, databaseUrl?: string): Promise<PreparedFixture> {
+  mkdirSync(WORK_DIR, { recursive: true });
+  const lock = path.join(WORK_DIR, `${name}.lock`);
+  const marker = (file: string) => path.join(WORK_DIR, `${name}${file}`);
+  const deadline = Date.now() + 20 * 60_000;
+  for (;;) {
+    if (existsSync(marker(PREPARED_MARKER))) return preparedHandle(name, databaseUrl ? { DATABASE_URL: databaseUrl } : {});
+    if (existsSync(marker(FAILED_MARKER))) throw new Error(`preparing ${name} failed in another test file:\n${readFileSync(marker(FAILED_MARKER), 'utf8')}`);
+    try {
+      mkdirSync(lock);
+    } catch {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${name} to be prepared`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    try {
+      const fixture = prepareFixture(name, databaseUrl);
+      writeFileSync(marker(PREPARED_MARKER), new Date().toISOString());
+      return fixture;
+    } catch (error) {
+      writeFileSync(marker(FAILED_MARKER), String((error as Error).message));
+      throw error;
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Removes the markers of an earlier run (called once by the global setup). */
+export function clearSharedFixtureMarkers(): void {
+  if (!existsSync(WORK_DIR)) return;
+  for (const file of readdirSync(WORK_DIR)) {
+    if (file.endsWith(PREPARED_MARKER) || file.endsWith(FAILED_MARKER) || file.endsWith('.lock')) {
+      rmSync(path.join(WORK_DIR, file), { recursive: true, force: true });
+    }
+  }
+}
+
+/** A copy of the fixture's migrated dev.db, so each suite has a database of its own. */
+export function copyOfDevDatabase(fixture: PreparedFixture, name: string): string {
+  const file = path.join(fixture.dir, `${name}-${process.pid}-${Date.now()}.db`);
+  copyFileSync(path.join(fixture.dir, 'dev.db'), file);
+  return `file:${file}`;
 }

@@ -174,15 +174,19 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       await expect(running.mail.waitForMail(email, { timeoutMs: 500 })).rejects.toThrow();
     });
 
-    it('email verification by mailed link', async () => {
+    it('email verification by mailed link, by the signed-in owner only', async () => {
       const { body, email } = await register();
       const since = running.mail.messages.length;
       expect((await call(running.app.url, '/api/auth/email/verify/send', { method: 'POST', token: body.token })).status).toBe(202);
       const link = linkFrom(await running.mail.waitForMail(email, { since, subject: /confirm/i }), `${APP_URL}/verify-email?token=`);
-      const verified = await call(running.app.url, '/api/auth/email/verify', { json: { token: new URL(link).searchParams.get('token') } });
+      const token = new URL(link).searchParams.get('token');
+      const anonymous = await call(running.app.url, '/api/auth/email/verify', { json: { token } });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body.error.code).toBe('UNAUTHENTICATED');
+      const verified = await call(running.app.url, '/api/auth/email/verify', { token: body.token, json: { token } });
       expect(verified.status).toBe(200);
       expect(verified.body.user).toMatchObject({ email, emailVerified: true });
-      const unknown = await call(running.app.url, '/api/auth/email/verify', { json: { token: 'x'.repeat(43) } });
+      const unknown = await call(running.app.url, '/api/auth/email/verify', { token: body.token, json: { token: 'x'.repeat(43) } });
       expect(unknown.body.error.code).toBe('INVALID_TOKEN');
     });
 
@@ -261,8 +265,8 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect((await call(running.app.url, '/healthz')).status).toBe(200);
     });
 
-    it('hostile strings are stored verbatim, NUL characters refused, never a 500', async () => {
-      const names = ["Robert'); DROP TABLE \"User\";--", '<script>alert(1)</script>', '名前 🚀 Ünïcødé', '\u202eevil'];
+    it('hostile strings are stored verbatim, NUL characters and bidirectional overrides refused, never a 500', async () => {
+      const names = ["Robert'); DROP TABLE \"User\";--", '<script>alert(1)</script>', '名前 🚀 Ünïcødé'];
       for (const name of names) {
         const response = await call(running.app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name } });
         expect(response.status, JSON.stringify(name)).toBe(201);
@@ -273,6 +277,10 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       const nul = await call(running.app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name: 'a\u0000b' } });
       expect(nul.status).toBe(400);
       expect(nul.body.error.details).toEqual([{ path: 'name', message: expect.stringContaining('NUL') }]);
+      // A name is one line of plain text (B.4): a bidirectional override would make it read differently in a mail.
+      const override = await call(running.app.url, '/api/auth/register', { json: { email: uniqueEmail(), password: PASSWORD, name: '\u202eevil' } });
+      expect(override.status).toBe(400);
+      expect(override.body.error.details).toEqual([{ path: 'name', message: expect.stringContaining('bidirectional') }]);
       for (const email of ["x@example.com' OR 1=1--", 'a@b.c\r\nBcc: victim@example.com', { $ne: null }, ['a@b.c'], 'a'.repeat(300) + '@example.com']) {
         const response = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
         expect(response.status, JSON.stringify(email)).toBe(400);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { TEST_APP_URL as APP_URL, expectCleanLogs, expectRateLimit, freshSqliteDatabase, useRunningApp } from '../helpers/running-app.js';
 import { call, startAppProcess } from '../helpers/app-process.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
+import { register as registerAccount } from '../helpers/accounts.js';
 import { linkFrom, type Mail } from '../helpers/mail-catcher.js';
 import { sqliteFixtureWithChecks } from './project-checks.js';
 
@@ -231,17 +232,27 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
   });
 
   if (setup.withJwt) {
-    it('a user who registered with a password signs in by link into the same account', async () => {
-      const email = uniqueEmail();
-      const registered = await call(running.app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
-      expect(registered.status).toBe(201);
-      expect(registered.body.user.emailVerified).toBe(false);
-      const signedIn = await verify((await requestLink(email)).token);
+    it('a user with a verified address and a password signs in by link into the same account; the password keeps working', async () => {
+      const account = await registerAccount(running, { password: PASSWORD, verified: true });
+      const signedIn = await verify((await requestLink(account.email)).token);
       expect(signedIn.status).toBe(200);
-      expect(signedIn.body.user).toMatchObject({ id: registered.body.user.id, emailVerified: true });
-      const login = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
+      expect(signedIn.body.user).toMatchObject({ id: account.userId, emailVerified: true });
+      const login = await call(running.app.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
       expect(login.status).toBe(200);
-      expect(login.body.user.id).toBe(registered.body.user.id);
+      expect(login.body.user.id).toBe(account.userId);
+      expect((await call(running.app.url, '/api/auth/me', { token: account.token })).status).toBe(200);
+    });
+
+    // Before issue 7 the link signed the owner into the squatter's account and the squatter's
+    // password and token kept working (the pre-hijack).
+    it('a link to an address someone registered without proving it takes the account over: password and tokens set before stop working', async () => {
+      const squatter = await registerAccount(running, { password: PASSWORD });
+      const signedIn = await verify((await requestLink(squatter.email)).token);
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.body.user).toMatchObject({ id: squatter.userId, emailVerified: true });
+      expect((await call(running.app.url, '/api/auth/login', { json: { email: squatter.email, password: PASSWORD } })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { token: squatter.token })).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/me', { token: signedIn.body.token })).status).toBe(200);
     });
 
     it('a user who signed up by link can later set a password through forgot/reset', async () => {

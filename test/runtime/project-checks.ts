@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { prepareFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { findDrift } from '../helpers/schema-engine.js';
 
 function sourceFiles(dir: string, root = dir): string[] {
@@ -99,13 +99,14 @@ export function projectChecks(setup: ProjectCheckSetup): void {
 }
 
 /**
- * Prepares a SQLite fixture (generate, install, build, migrate dev.db) before the tests of the
- * enclosing describe, runs the project checks on it, and returns a getter for it.
+ * Prepares a SQLite fixture (generate, install, build, migrate dev.db; shared with other test
+ * files of the run) before the tests of the enclosing describe, runs the project checks on it,
+ * and returns a getter for it.
  */
 export function sqliteFixtureWithChecks(name: string): () => PreparedFixture {
   let fixture: PreparedFixture;
-  beforeAll(() => {
-    fixture = prepareFixture(name);
+  beforeAll(async () => {
+    fixture = await sharedFixture(name);
   });
   describe('the generated project', () => {
     projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });

@@ -4,77 +4,27 @@
  * over HTTP, with a real SMTP server. Codes come from an RFC 6238 implementation written here with
  * node:crypto, not from the library the app uses.
  */
-import { createHmac } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { TEST_APP_URL as APP_URL, expectCleanLogs, expectRateLimit, freshSqliteDatabase, useRunningApp } from '../helpers/running-app.js';
 import { call, runAppUntilExit, startAppProcess } from '../helpers/app-process.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
+import { register as registerAccount, uniqueEmail } from '../helpers/accounts.js';
 import { sqliteFixtureWithChecks } from './project-checks.js';
+import { base32Decode, currentStep, hotp, nextCode, sleep, totpAt, wrongCode, type TotpDevice } from '../helpers/totp-codes.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** Tests that may wait for the next 30-second time step. */
 const STEP_TIMEOUT = 75_000;
 
-let counter = 0;
-const uniqueEmail = () => `mfa${Date.now()}x${++counter}@example.com`;
-
-// --- RFC 6238 (TOTP over RFC 4226 HOTP), independent of the app's library ---
-
-function base32Decode(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of text.replace(/=+$/, '').toUpperCase()) {
-    const value = alphabet.indexOf(char);
-    if (value < 0) throw new Error(`not base32: ${text}`);
-    bits += value.toString(2).padStart(5, '0');
-  }
-  return Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)));
-}
-
-function hotp(key: Buffer, counterValue: number, digits = 6): string {
-  const message = Buffer.alloc(8);
-  message.writeBigUInt64BE(BigInt(counterValue));
-  const mac = createHmac('sha1', key).update(message).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits).padStart(digits, '0');
-}
-
-const totpAt = (secret: string, step: number) => hotp(base32Decode(secret), step);
-const currentStep = () => Math.floor(Date.now() / 30_000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Account {
+interface Account extends TotpDevice {
   email: string;
   token: string;
   userId: string;
-  secret: string;
   recoveryCodes: string[];
-  lastStep: number;
 }
 
-/**
- * A code of the first time step after the last one used that the server accepts now (it accepts
- * the previous, current and next step); waits for the clock when that step is still ahead.
- */
-async function nextCode(account: Account): Promise<string> {
-  const step = Math.max(account.lastStep + 1, currentStep());
-  while (step > currentStep() + 1) await sleep(250);
-  account.lastStep = step;
-  return totpAt(account.secret, step);
-}
-
-/** A six-digit code that matches none of the steps the server accepts now or in the next step. */
-function wrongCode(secret: string): string {
-  const valid = new Set([-1, 0, 1, 2].map((delta) => totpAt(secret, currentStep() + delta)));
-  for (let value = 123456; ; value++) {
-    const candidate = String(value % 1_000_000).padStart(6, '0');
-    if (!valid.has(candidate)) return candidate;
-  }
-}
-
-/** A fresh SQLite file in the fixture folder, migrated with the app's own `db:migrate`. */
 describe('the RFC 6238 implementation of these tests', () => {
   it('matches the RFC 6238 SHA-1 test vectors', () => {
     const key = Buffer.from('12345678901234567890');
@@ -106,11 +56,8 @@ function describeTotpApp(setup: TotpSetup): void {
     env: (): Record<string, string> => (setup.encryptionKey ? { TOTP_ENCRYPTION_KEY: setup.encryptionKey } : {}),
   });
 
-  async function register(email = uniqueEmail()) {
-    const response = await call(running.app.url, '/api/auth/register', { json: { email, password: PASSWORD } });
-    expect(response.status).toBe(201);
-    return { email, token: response.body.token as string, userId: response.body.user.id as string };
-  }
+  /** Two-factor needs a verified address, so every user here proves the mailbox first. */
+  const register = (email = uniqueEmail('mfa')) => registerAccount(running, { email, password: PASSWORD, verified: true });
 
   /** A registered user with two-factor on. */
   async function enrolled(): Promise<Account> {
@@ -301,7 +248,9 @@ function describeTotpApp(setup: TotpSetup): void {
       expect((await verify({ mfaToken: expiring })).status).toBe(400);
     });
 
-    it('password reset of a user with two-factor on answers mfaRequired too', async () => {
+    // Before issue 7 the reset changed the password and revoked every session at once, before
+    // the second factor: someone with only the mailbox could lock the owner out.
+    it('password reset of a user with two-factor on answers mfaRequired; the password changes only after the second factor', async () => {
       const account = await enrolled();
       const since = running.mail.messages.length;
       expect((await call(running.app.url, '/api/auth/password/forgot', { json: { email: account.email } })).status).toBe(202);
@@ -309,7 +258,15 @@ function describeTotpApp(setup: TotpSetup): void {
       const reset = await call(running.app.url, '/api/auth/password/reset', { json: { token: new URL(link).searchParams.get('token'), password: 'a new passphrase here' } });
       expect(reset.status).toBe(200);
       expect(reset.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
-    });
+      expect((await call(running.app.url, '/api/auth/me', { token: account.token })).status).toBe(200);
+      expect((await passwordLogin(account)).body.mfaRequired).toBe(true);
+      expect((await call(running.app.url, '/api/auth/login', { json: { email: account.email, password: 'a new passphrase here' } })).status).toBe(401);
+
+      expectTokenResponse(await verify({ mfaToken: reset.body.mfaToken, code: await nextCode(account) }), account);
+      expect((await call(running.app.url, '/api/auth/me', { token: account.token })).status).toBe(401);
+      expect((await passwordLogin(account)).status).toBe(401);
+      expect((await call(running.app.url, '/api/auth/login', { json: { email: account.email, password: 'a new passphrase here' } })).body.mfaRequired).toBe(true);
+    }, STEP_TIMEOUT);
 
     if (setup.withMagicLink) {
       it('a magic link of a user with two-factor on answers mfaRequired, and only the second factor gives a token', async () => {

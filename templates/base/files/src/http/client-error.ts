@@ -1,12 +1,16 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+/** The response in progress on a socket, as Node's own client-error handling checks it. */
+type SocketWithResponse = Duplex & { _httpMessage?: { headersSent?: boolean } };
+
 /**
  * Node answers requests it cannot parse (headers over 16 kB, broken HTTP) before Express sees
- * them. This gives those answers the app's error shape too.
+ * them. This gives those answers the app's error shape too. When a response was already sent on
+ * the connection (bytes after a request that was answered), it is closed instead, as Node does.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as SocketWithResponse)._httpMessage?.headersSent) {
     socket.destroy();
     return;
   }
