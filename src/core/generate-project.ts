@@ -7,7 +7,7 @@ import { composeSchema } from './compose-schema.js';
 import { FileTree } from './file-tree.js';
 import type { LoadedModule } from './manifest.js';
 import type { ModuleRegistry } from './registry.js';
-import { buildRenderContext } from './render-context.js';
+import { buildRenderContext, type RenderContext } from './render-context.js';
 import { renderModule, renderModuleFile } from './render-module.js';
 import { reproduceCommand } from './reproduce-command.js';
 import { resolveSelection } from './resolve-selection.js';
@@ -16,6 +16,13 @@ import { GENERATOR_VERSION } from './version.js';
 /** How a package script is run with each package manager: "npm run dev", "pnpm dev". */
 function runCommand(pm: Choices['pm']): string {
   return pm === 'npm' || pm === 'bun' ? `${pm} run` : pm;
+}
+
+/** Where to create an OAuth provider's credentials, the callback URL to register there, and what to set. */
+function oauthNextStep(provider: RenderContext['oauthSetup'][number]): string {
+  const variables = provider.requiredEnv.join(', ');
+  const where = provider.setup.console ? `at ${provider.setup.console}` : 'in your identity provider';
+  return `${provider.name}: create credentials ${where} with the callback URL http://localhost:3000/api/auth/${provider.id}/callback, then set ${variables} in .env`;
 }
 
 export interface GenerateInput {
@@ -93,6 +100,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
     `cd ${input.directory ?? projectName}`,
     ...(choices.install ? [] : [`${choices.pm} install`, `${run} db:migrate`]),
     ...modules.flatMap((module) => module.manifest.nextSteps),
+    ...context.oauthSetup.map(oauthNextStep),
     `${run} dev`,
   ];
   return { tree, modules, nextSteps };

@@ -40,9 +40,11 @@ const oauthProviderSchema = z.object({
   /** The provider is configured once every one of these variables is set. */
   requiredEnv: z.array(z.string()).min(1),
   /** Where a developer creates the credentials, and what to do there. */
-  setup: z.object({ console: z.url(), steps: z.string().min(1) }),
-  /** Every variable of the provider, as the README lists them. */
-  env: z.array(z.string()).default([]),
+  setup: z.object({ console: z.url().optional(), steps: z.string().min(1) }),
+  /** The provider posts its callback (response_mode=form_post), so the callback also takes POST. */
+  formPost: z.boolean().default(false),
+  /** A variable whose value, when set, replaces `name` (the generic OIDC provider's OIDC_NAME). */
+  nameEnv: z.string().optional(),
 });
 
 const importRefSchema = z.object({

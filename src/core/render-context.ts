@@ -11,7 +11,7 @@ export interface RenderContext {
   hooks: Record<HookName, ImportRef[]>;
   providers: {
     methods: string[];
-    oauth: { id: string; name: string; requiredEnv: string[] }[];
+    oauth: { id: string; name: string; requiredEnv: string[]; nameEnv?: string }[];
     hosted: string[];
   };
   /** Each chosen OAuth provider with its setup notes, for the README. */
@@ -34,7 +34,7 @@ export function buildRenderContext(
     hooks: Object.fromEntries(HOOKS.map((hook) => [hook, manifests.flatMap((manifest) => manifest.hooks[hook] ?? [])])) as Record<HookName, ImportRef[]>,
     providers: {
       methods: manifests.flatMap((manifest) => manifest.providers.methods),
-      oauth: manifests.flatMap((manifest) => manifest.providers.oauth.map(({ id, name, requiredEnv }) => ({ id, name, requiredEnv }))),
+      oauth: manifests.flatMap((manifest) => manifest.providers.oauth.map(({ id, name, requiredEnv, nameEnv }) => ({ id, name, requiredEnv, ...(nameEnv ? { nameEnv } : {}) }))),
       hosted: manifests.flatMap((manifest) => manifest.providers.hosted),
     },
     oauthSetup: manifests.flatMap((manifest) => manifest.providers.oauth),

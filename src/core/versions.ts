@@ -18,6 +18,7 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   jose: '^6.2.17',
   mariadb: '^3.5.4',
   nodemailer: '^10.6.0',
+  'openid-client': '^6.8.9',
   otpauth: '^9.5.2',
   pg: '^8.23.1',
   pino: '^10.4.0',

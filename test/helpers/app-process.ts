@@ -38,7 +38,7 @@ async function spawnServer(dir: string, env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
     cwd: dir,
-    env: childEnv({ LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }),
+    env: childEnv({ LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), API_URL: `http://127.0.0.1:${port}`, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const collected = { text: '' };

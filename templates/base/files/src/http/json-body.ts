@@ -10,9 +10,21 @@ function hasBody(req: Parameters<RequestHandler>[0]): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/**
+ * The few routes that take an HTML form post instead of JSON (a provider posting its callback
+ * cross-site); modules add theirs when their router is created.
+ */
+const formBodyRoutes = new Set<string>();
+
+export function allowFormBody(path: string): void {
+  formBodyRoutes.add(path);
+}
+
+const acceptsForm = (req: Parameters<RequestHandler>[0]) => formBodyRoutes.has(req.path) && Boolean(req.is('application/x-www-form-urlencoded'));
+
 /** A body on a JSON route must be JSON: anything else is 415 before it is read. */
 export const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  if (METHODS_WITH_BODY.has(req.method) && hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+  if (METHODS_WITH_BODY.has(req.method) && hasBody(req) && !req.is(['application/json', 'application/*+json']) && !acceptsForm(req)) {
     next(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.'));
     return;
   }

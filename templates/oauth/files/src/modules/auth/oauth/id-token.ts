@@ -1,0 +1,48 @@
+import type * as client from 'openid-client';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { OAuthFlow } from './flow-cookie.js';
+import type { Claims, OidcProvider } from './oauth-provider.js';
+import { ProviderError } from './provider-error.js';
+import { PROVIDER_TIMEOUT_SECONDS } from './provider-http.js';
+
+/** Signatures by a key from the provider's JWKS only: never `none`, never a shared secret (HS*). */
+const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']);
+
+const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+function keySet(jwksUri: string) {
+  let keys = keySets.get(jwksUri);
+  if (!keys) {
+    keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: PROVIDER_TIMEOUT_SECONDS * 1000 });
+    keySets.set(jwksUri, keys);
+  }
+  return keys;
+}
+
+/** The issuers a token may name: the discovered one (its `{tenantid}` filled from the token) and the provider's aliases. */
+function expectedIssuers(provider: OidcProvider, discovered: string, payload: JWTPayload): string[] {
+  const tenant = typeof payload.tid === 'string' && /^[\w-]+$/.test(payload.tid) ? payload.tid : undefined;
+  const issuer = discovered.includes('{tenantid}') ? (tenant ? discovered.replace('{tenantid}', tenant) : undefined) : discovered;
+  return issuer ? [issuer, ...(provider.issuerAliases?.(issuer) ?? [])] : [];
+}
+
+/**
+ * Verifies an id_token for every OpenID Connect provider the same way: the signature with a key of
+ * the issuer's JWKS and an algorithm its discovery document offers, then `iss`, `aud` (and `azp`
+ * when there are several audiences), `exp` and the flow's nonce.
+ */
+export async function verifyIdToken(provider: OidcProvider, metadata: client.ServerMetadata, idToken: string, clientId: string, flow: OAuthFlow): Promise<Claims> {
+  const algorithms = (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => ASYMMETRIC.has(alg));
+  if (!metadata.jwks_uri || algorithms.length === 0) throw new ProviderError('the discovery document offers no JWKS or no asymmetric id_token algorithm');
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(idToken, keySet(metadata.jwks_uri), { algorithms, audience: clientId, clockTolerance: 30, requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'] }));
+  } catch (error) {
+    throw new ProviderError(`id_token refused: ${(error as { code?: string }).code ?? (error as Error).name}`);
+  }
+  if (!expectedIssuers(provider, metadata.issuer, payload).includes(payload.iss!)) throw new ProviderError(`id_token issuer ${payload.iss} is not ${metadata.issuer}`);
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== clientId) throw new ProviderError('id_token azp is not this client');
+  const checkNonce = provider.nonce === 'required' || payload.nonce !== undefined;
+  if (checkNonce && payload.nonce !== flow.nonce) throw new ProviderError('id_token nonce does not match the flow');
+  return payload;
+}

@@ -1,0 +1,8 @@
+/** The error codes a failed OAuth callback redirects with (CONTRACT B.6). */
+export type OAuthErrorCode = 'access_denied' | 'invalid_state' | 'account_exists' | 'email_required' | 'identity_in_use' | 'provider_error';
+
+/**
+ * Something the provider did wrong (a bad token answer, a bad id_token, an endpoint that failed or
+ * did not answer in time). The reason is logged; the browser only sees provider_error.
+ */
+export class ProviderError extends Error {}

@@ -1,0 +1,111 @@
+/**
+ * A browser for OAuth flows without a browser: follows the redirects between a generated app and
+ * the fake provider by hand, keeping cookies per host as a browser does, so every hop (the start,
+ * the provider's authorize page, Apple's form post, the callback) is a real HTTP request.
+ */
+import { expect } from 'vitest';
+import { call } from './app-process.js';
+import { parseFormPost } from './fake-oauth/index.js';
+
+export class CookieJar {
+  private readonly cookies = new Map<string, Map<string, string>>();
+
+  header(url: string): string | undefined {
+    const jar = this.cookies.get(new URL(url).host);
+    return jar && jar.size > 0 ? [...jar].map(([name, value]) => `${name}=${value}`).join('; ') : undefined;
+  }
+
+  /** Keeps what a response sets; an expired or Max-Age=0 cookie is removed. */
+  capture(url: string, response: Response): void {
+    const host = new URL(url).host;
+    const jar = this.cookies.get(host) ?? new Map<string, string>();
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';').map((part) => part.trim());
+      const [name, ...value] = pair!.split('=');
+      const expired = attributes.some((attribute) => /^max-age=0$/i.test(attribute) || (/^expires=/i.test(attribute) && Date.parse(attribute.slice(8)) < Date.now()));
+      if (expired) jar.delete(name!);
+      else jar.set(name!, value.join('='));
+    }
+    this.cookies.set(host, jar);
+  }
+
+  /** A copy of this jar (a second browser that stole the cookies). */
+  clone(): CookieJar {
+    const copy = new CookieJar();
+    for (const [host, jar] of this.cookies) copy.cookies.set(host, new Map(jar));
+    return copy;
+  }
+}
+
+export interface Hop {
+  status: number;
+  location?: string;
+  body: string;
+}
+
+/** One request with the jar's cookies, never following redirects. */
+export async function visit(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Hop> {
+  const cookie = jar.header(url);
+  const response = await fetch(url, {
+    method: init.method ?? (init.form ? 'POST' : 'GET'),
+    redirect: 'manual',
+    headers: {
+      ...(cookie ? { cookie } : {}),
+      ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      ...init.headers,
+    },
+    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+  });
+  jar.capture(url, response);
+  const location = response.headers.get('location') ?? undefined;
+  return { status: response.status, location: location ? new URL(location, url).href : undefined, body: await response.text() };
+}
+
+export interface Landing {
+  /** The front end's callback URL the app sent the browser to. */
+  url: URL;
+  code?: string;
+  error?: string;
+  returnTo?: string;
+}
+
+function landingOf(location: string): Landing {
+  const url = new URL(location);
+  return { url, code: url.searchParams.get('code') ?? undefined, error: url.searchParams.get('error') ?? undefined, returnTo: url.searchParams.get('returnTo') ?? undefined };
+}
+
+/**
+ * Follows a sign-in from the provider's authorize URL back to the front end: the fake consents at
+ * once and redirects (or, for Apple, serves a form that posts the callback, which this submits).
+ */
+export async function fromProviderToApp(jar: CookieJar, authorizeUrl: string, appUrl: string, frontEndUrl: string): Promise<Landing> {
+  const consent = await visit(jar, authorizeUrl);
+  let callback = consent.location;
+  if (consent.status === 200 && consent.body.includes('<form')) {
+    const form = parseFormPost(consent.body);
+    const posted = await visit(jar, form.action, { form: form.fields });
+    expect(posted.status, posted.body).toBe(303);
+    callback = posted.location;
+  }
+  expect(callback, `the provider answered ${consent.status}: ${consent.body.slice(0, 300)}`).toBeDefined();
+  if (callback!.startsWith(frontEndUrl)) return landingOf(callback!);
+  expect(callback!.startsWith(appUrl), `callback ${callback} is not on the app`).toBe(true);
+  const back = await visit(jar, callback!);
+  expect(back.status, back.body).toBe(302);
+  expect(back.location!.startsWith(`${frontEndUrl}/auth/callback?`), back.location).toBe(true);
+  return landingOf(back.location!);
+}
+
+/** The whole flow from `GET /api/auth/{provider}` to the front end's callback page. */
+export async function signIn(options: { appUrl: string; frontEndUrl: string; provider: string; jar?: CookieJar; query?: Record<string, string>; startUrl?: string }): Promise<Landing & { jar: CookieJar; authorizeUrl?: string }> {
+  const jar = options.jar ?? new CookieJar();
+  const start = await visit(jar, options.startUrl ?? `${options.appUrl}/api/auth/${options.provider}?${new URLSearchParams(options.query ?? {})}`);
+  expect(start.status, start.body).toBe(302);
+  if (start.location!.startsWith(options.frontEndUrl)) return { ...landingOf(start.location!), jar };
+  return { ...(await fromProviderToApp(jar, start.location!, options.appUrl, options.frontEndUrl)), jar, authorizeUrl: start.location };
+}
+
+/** Posts the landing's one-time code to /api/auth/exchange. */
+export function exchange(appUrl: string, code: string) {
+  return call(appUrl, '/api/auth/exchange', { json: { code } });
+}
