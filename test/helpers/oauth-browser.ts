@@ -75,10 +75,11 @@ function landingOf(location: string): Landing {
 }
 
 /**
- * Follows a sign-in from the provider's authorize URL back to the front end: the fake consents at
- * once and redirects (or, for Apple, serves a form that posts the callback, which this submits).
+ * From the provider's authorize URL to the app's callback URL: the fake consents at once and
+ * redirects (or, for Apple, serves a form that posts the callback; the app answers that POST with
+ * a 303 to its GET callback, which is returned).
  */
-export async function fromProviderToApp(jar: CookieJar, authorizeUrl: string, appUrl: string, frontEndUrl: string): Promise<Landing> {
+export async function toCallback(jar: CookieJar, authorizeUrl: string): Promise<string> {
   const consent = await visit(jar, authorizeUrl);
   let callback = consent.location;
   if (consent.status === 200 && consent.body.includes('<form')) {
@@ -88,12 +89,23 @@ export async function fromProviderToApp(jar: CookieJar, authorizeUrl: string, ap
     callback = posted.location;
   }
   expect(callback, `the provider answered ${consent.status}: ${consent.body.slice(0, 300)}`).toBeDefined();
-  if (callback!.startsWith(frontEndUrl)) return landingOf(callback!);
-  expect(callback!.startsWith(appUrl), `callback ${callback} is not on the app`).toBe(true);
-  const back = await visit(jar, callback!);
+  return callback!;
+}
+
+/** Opens the app's callback URL with the jar and returns where the app sent the browser. */
+export async function openCallback(jar: CookieJar, callbackUrl: string, frontEndUrl: string): Promise<Landing> {
+  const back = await visit(jar, callbackUrl);
   expect(back.status, back.body).toBe(302);
   expect(back.location!.startsWith(`${frontEndUrl}/auth/callback?`), back.location).toBe(true);
   return landingOf(back.location!);
+}
+
+/** Follows a sign-in from the provider's authorize URL back to the front end. */
+export async function fromProviderToApp(jar: CookieJar, authorizeUrl: string, appUrl: string, frontEndUrl: string): Promise<Landing> {
+  const callback = await toCallback(jar, authorizeUrl);
+  if (callback.startsWith(frontEndUrl)) return landingOf(callback);
+  expect(callback.startsWith(appUrl), `callback ${callback} is not on the app`).toBe(true);
+  return openCallback(jar, callback, frontEndUrl);
 }
 
 /** The whole flow from `GET /api/auth/{provider}` to the front end's callback page. */

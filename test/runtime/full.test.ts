@@ -27,8 +27,18 @@ describe('full fixture (every module of this release, SQLite)', () => {
 
   it('has every module of this release and lists its sign-in methods', async () => {
     const modules = JSON.parse(readFileSync(path.join(fixture().dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id);
-    expect(modules).toEqual(['base', 'jwt', 'magic-link', 'totp', 'orgs']);
+    const providers = ['apple', 'discord', 'facebook', 'github', 'gitlab', 'google', 'linkedin', 'microsoft', 'oidc', 'slack', 'twitch', 'twitter'];
+    expect(modules).toEqual(['base', 'jwt', 'magic-link', 'identities', 'oauth', ...providers, 'totp', 'orgs']);
+    // No provider variables are set: every provider is listed, none configured, and the app runs.
     const { body } = await call(running.app.url, '/api/auth/providers');
-    expect(body).toEqual({ methods: ['password', 'magic_link'], oauth: [], hosted: ['totp'] });
+    expect(body.methods).toEqual(['password', 'magic_link']);
+    expect(body.hosted).toEqual(['totp']);
+    expect(body.oauth.map((provider: { id: string }) => provider.id).sort()).toEqual(providers);
+    expect(body.oauth.every((provider: { configured: boolean }) => provider.configured === false)).toBe(true);
+    for (const provider of providers) {
+      const start = await call(running.app.url, `/api/auth/${provider}`);
+      expect(start.status, provider).toBe(404);
+      expect(start.body.error.code, provider).toBe('PROVIDER_NOT_CONFIGURED');
+    }
   });
 });

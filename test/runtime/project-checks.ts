@@ -71,8 +71,12 @@ export function projectChecks(setup: ProjectCheckSetup): void {
     for (const file of sourceFiles(path.join(dir, 'src')).concat(sourceFiles(path.join(dir, 'test')), sourceFiles(path.join(dir, 'scripts')))) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) read.add(match[1]!);
-      // Config shapes: `NAME: z.…` entries merged into src/config.ts
-      for (const match of text.matchAll(/^\s+([A-Z][A-Z0-9_]*): z\./gm)) read.add(match[1]!);
+      // Config shapes merged into src/config.ts: `NAME: z.…`, `NAME: endpoint(…)`, `NAME: optional…`, and
+      // the OAuth helper clientSettings('P'), which declares P_CLIENT_ID, P_CLIENT_SECRET and P_CALLBACK_URL.
+      for (const match of text.matchAll(/^\s+([A-Z][A-Z0-9_]*): (?:z\.|endpoint\(|optional)/gm)) read.add(match[1]!);
+      for (const match of text.matchAll(/clientSettings\('([A-Z][A-Z0-9_]*)'\)/g)) {
+        for (const suffix of ['CLIENT_ID', 'CLIENT_SECRET', 'CALLBACK_URL']) read.add(`${match[1]}_${suffix}`);
+      }
     }
     expect(read.size).toBeGreaterThan(10);
     for (const name of read) expect(documented.has(name), `${name} is read but not in .env.example`).toBe(true);

@@ -4,17 +4,16 @@
  * performs the attack and asserts that it fails as CONTRACT B.1, B.2, B.4, B.8, B.9 and B.11 say.
  * The comment above each test says how it failed before the fix.
  */
-import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { register, uniqueEmail, verifyEmail, type Account } from '../helpers/accounts.js';
 import { call, runAppUntilExit, startAppProcess } from '../helpers/app-process.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
-import { TEST_APP_URL as APP_URL, TEST_JWT_SECRET, useRunningApp, type RunningApp } from '../helpers/running-app.js';
-import { openSqlite, sqliteDate } from '../helpers/sqlite-file.js';
+import { tokenIssuedAgo } from '../helpers/old-token.js';
+import { TEST_APP_URL as APP_URL, useRunningApp, type RunningApp } from '../helpers/running-app.js';
+import { openSqlite } from '../helpers/sqlite-file.js';
 import { nextCode, wrongCode, type TotpDevice } from '../helpers/totp-codes.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -54,19 +53,6 @@ async function enableTwoFactor(account: Account): Promise<TotpDevice & { recover
   expect(enabled.status).toBe(200);
   device.recoveryCodes = enabled.body.recoveryCodes;
   return device;
-}
-
-/** A valid access token of `userId` issued `minutesAgo` minutes ago, recorded as the server records its own. */
-async function tokenIssuedAgo(userId: string, minutesAgo: number): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000) - minutesAgo * 60;
-  const jti = randomUUID();
-  const db = openSqlite(running.databaseUrl);
-  try {
-    db.prepare('INSERT INTO AccessToken (id, userId, expiresAt, createdAt) VALUES (?, ?, ?, ?)').run(jti, userId, sqliteDate((iat + 604800) * 1000), sqliteDate(iat * 1000));
-  } finally {
-    db.close();
-  }
-  return new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(userId).setJti(jti).setIssuedAt(iat).setExpirationTime(iat + 604800).sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
 const MFA_ANSWER = { mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] };
@@ -351,12 +337,12 @@ describe('finding 8 (low): the rest', () => {
   // Before: any old access token could turn 2FA on, so a token thief could lock the owner out.
   it('two-factor changes need a token issued within REAUTH_MAX_AGE_MINUTES (403 REAUTH_REQUIRED)', async () => {
     const account = await register(running, { password: PASSWORD, verified: true });
-    const stolen = await tokenIssuedAgo(account.userId, 16);
+    const stolen = await tokenIssuedAgo(running.databaseUrl, account.userId, 16);
     expect((await api('/api/auth/me', { token: stolen })).status).toBe(200);
     const setup = await api('/api/auth/2fa/setup', { method: 'POST', token: stolen });
     expect(setup.status).toBe(403);
     expect(setup.body.error.code).toBe('REAUTH_REQUIRED');
-    expect((await api('/api/auth/2fa/setup', { method: 'POST', token: await tokenIssuedAgo(account.userId, 14) })).status).toBe(200);
+    expect((await api('/api/auth/2fa/setup', { method: 'POST', token: await tokenIssuedAgo(running.databaseUrl, account.userId, 14) })).status).toBe(200);
   });
 
   // Before: the reset changed the password and revoked the sessions before the second factor.

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 
-const optionalSetting = z
+/** A setting that may be empty. */
+export const optional = z
   .string()
   .trim()
   .optional()
   .transform((value) => value || undefined);
 
-const optionalUrl = optionalSetting.pipe(z.url().optional());
+/** A URL setting that may be empty. */
+export const optionalUrl = optional.pipe(z.url().optional());
 
-type ClientSettings<Prefix extends string> = Record<`${Prefix}_CLIENT_ID` | `${Prefix}_CLIENT_SECRET`, typeof optionalSetting> &
+type ClientSettings<Prefix extends string> = Record<`${Prefix}_CLIENT_ID` | `${Prefix}_CLIENT_SECRET`, typeof optional> &
   Record<`${Prefix}_CALLBACK_URL`, typeof optionalUrl>;
 
 /**
@@ -17,17 +19,14 @@ type ClientSettings<Prefix extends string> = Record<`${Prefix}_CLIENT_ID` | `${P
  */
 export function clientSettings<Prefix extends string>(prefix: Prefix): ClientSettings<Prefix> {
   return {
-    [`${prefix}_CLIENT_ID`]: optionalSetting,
-    [`${prefix}_CLIENT_SECRET`]: optionalSetting,
+    [`${prefix}_CLIENT_ID`]: optional,
+    [`${prefix}_CLIENT_SECRET`]: optional,
     [`${prefix}_CALLBACK_URL`]: optionalUrl,
   } as ClientSettings<Prefix>;
 }
 
 /** A provider endpoint, overridable by env (GitHub Enterprise, self-hosted GitLab, a test provider). */
 export const endpoint = (defaultUrl: string) => z.url().default(defaultUrl);
-
-/** A setting that may be empty. */
-export const optional = optionalSetting;
 
 /** The client credentials once both are set; a provider without them is not configured. */
 export function clientCredentials(clientId: string | undefined, clientSecret: string | undefined) {

@@ -1,14 +1,13 @@
 import { createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { clientSettings, endpoint, optional } from '../oauth-settings.js';
+import { endpoint, optional, optionalUrl } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
 import { displayNameOf } from '../profile-fields.js';
 
-const { APPLE_CLIENT_ID, APPLE_CALLBACK_URL } = clientSettings('APPLE');
-
+/** Apple has no client secret to configure: the app signs one (see signedClientSecret below). */
 export const appleConfig = {
-  APPLE_CLIENT_ID,
-  APPLE_CALLBACK_URL,
+  APPLE_CLIENT_ID: optional,
+  APPLE_CALLBACK_URL: optionalUrl,
   APPLE_TEAM_ID: optional,
   APPLE_KEY_ID: optional,
   /** The .p8 key; in one line with \n escapes, as .env files hold it. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { clientCredentials, clientSettings, optional } from '../oauth-settings.js';
+import { clientCredentials, clientSettings, optionalUrl } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
 
 export const oidcConfig = {
   ...clientSettings('OIDC'),
-  OIDC_ISSUER: optional.pipe(z.url().optional()),
+  OIDC_ISSUER: optionalUrl,
   OIDC_NAME: z.string().trim().default('OpenID Connect'),
   OIDC_SCOPES: z.string().trim().default('openid email profile'),
 };
