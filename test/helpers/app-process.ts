@@ -87,13 +87,14 @@ export async function runAppUntilExit(dir: string, env: Record<string, string>, 
   return { code, output: collected.text, port };
 }
 
-/** fetch with JSON in and out. */
+/** fetch with JSON in and out; redirects are answers to look at, never followed. */
 export async function call(
   url: string,
   path: string,
   init: { method?: string; json?: unknown; token?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const response = await fetch(`${url}${path}`, {
+    redirect: 'manual',
     method: init.method ?? (init.json === undefined && init.body === undefined ? 'GET' : 'POST'),
     headers: {
       ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
