@@ -5,7 +5,9 @@
  */
 export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   // runtime
+  '@libsql/client': '^0.17.0',
   '@prisma/adapter-better-sqlite3': '7.10.0',
+  '@prisma/adapter-libsql': '7.10.0',
   '@prisma/adapter-mariadb': '7.10.0',
   '@prisma/adapter-pg': '7.10.0',
   '@prisma/client': '7.10.0',

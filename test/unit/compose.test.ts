@@ -18,7 +18,8 @@ describe('package.json', () => {
     expect(pkg.name).toBe('demo');
     expect(pkg.engines.node).toBe('^20.19 || ^22.12 || >=24');
     expect(pkg.dependencies.bcrypt).toBe(PACKAGE_VERSIONS.bcrypt);
-    expect(pkg.dependencies['better-sqlite3']).toBeDefined();
+    expect(pkg.dependencies['@libsql/client']).toBeDefined();
+    expect(pkg.dependencies['better-sqlite3']).toBeUndefined();
     expect(pkg.dependencies.pg).toBeUndefined();
     expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());
     for (const script of ['dev', 'build', 'start', 'test', 'db:migrate']) expect(pkg.scripts[script]).toBeDefined();

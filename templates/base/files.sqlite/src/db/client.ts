@@ -1,6 +1,7 @@
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaLibSql } from '@prisma/adapter-libsql';
 import { PrismaClient } from '../generated/prisma/client.js';
 
+/** SQLite through libSQL: its native binaries come as npm packages, so installing needs no compiler. */
 export function createPrismaClient(url: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaBetterSqlite3({ url }) });
+  return new PrismaClient({ adapter: new PrismaLibSql({ url }) });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import { createClient } from '@libsql/client';
 import { pendingMigrations } from './migration-files.js';
 
 /** Prisma's own bookkeeping table, so `prisma migrate deploy` sees what was applied here. */
@@ -14,34 +14,33 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
     "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
 )`;
 
-/** file:./dev.db -> ./dev.db (relative paths are relative to the working directory). */
-export function sqliteFilePath(url: string): string {
-  return url.replace(/^file:/, '').split('?')[0]!;
-}
+const RECORD_MIGRATION =
+  'INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)';
 
 /** Applies every committed migration not yet recorded, each in its own transaction. */
 export async function applyMigrations(url: string): Promise<string[]> {
-  const db = new Database(sqliteFilePath(url));
+  const client = createClient({ url });
   try {
-    db.exec(CREATE_MIGRATIONS_TABLE);
-    const rows = db
-      .prepare('SELECT migration_name AS name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
-      .all() as { name: string; checksum: string }[];
-    const applied = new Map(rows.map((row) => [row.name, row.checksum]));
-    const record = db.prepare(
-      'INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)',
+    await client.execute(CREATE_MIGRATIONS_TABLE);
+    const { rows } = await client.execute(
+      'SELECT migration_name AS name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
     );
+    const applied = new Map(rows.map((row) => [String(row.name), String(row.checksum)]));
     const done: string[] = [];
     for (const migration of pendingMigrations(applied)) {
       const startedAt = Date.now();
-      db.transaction(() => {
-        db.exec(migration.sql);
-        record.run(randomUUID(), migration.checksum, Date.now(), migration.name, startedAt);
-      })();
+      const transaction = await client.transaction('write');
+      try {
+        await transaction.executeMultiple(migration.sql);
+        await transaction.execute({ sql: RECORD_MIGRATION, args: [randomUUID(), migration.checksum, Date.now(), migration.name, startedAt] });
+        await transaction.commit();
+      } finally {
+        transaction.close();
+      }
       done.push(migration.name);
     }
     return done;
   } finally {
-    db.close();
+    client.close();
   }
 }
