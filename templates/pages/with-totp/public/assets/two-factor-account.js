@@ -9,6 +9,7 @@ import { forgetSession, signInFirst } from './session.js';
 import { el, onClick, onSubmit } from './ui.js';
 
 const section = document.getElementById('two-factor');
+const intro = section.querySelector('[data-when="off"]');
 const enableForm = document.getElementById('two-factor-enable');
 const manageForm = document.getElementById('two-factor-manage');
 const codes = document.getElementById('recovery-codes');
@@ -19,7 +20,7 @@ function showRecoveryCodes(recoveryCodes) {
 }
 
 onUser((user) => {
-  section.querySelector('[data-when="off"]').hidden = user.twoFactorEnabled;
+  intro.hidden = user.twoFactorEnabled;
   manageForm.hidden = !user.twoFactorEnabled;
   if (user.twoFactorEnabled) enableForm.hidden = true;
 });
@@ -28,6 +29,7 @@ onClick(document.getElementById('two-factor-start'), section.querySelector('[rol
   const { secret, qrCodeDataUrl } = await api('/api/auth/2fa/setup', { method: 'POST' });
   document.getElementById('two-factor-qr').src = qrCodeDataUrl;
   document.getElementById('two-factor-secret').textContent = secret;
+  intro.hidden = true;
   enableForm.hidden = false;
   enableForm.querySelector('input').focus();
 });
