@@ -241,7 +241,7 @@ describe('magic link', () => {
     await mailTab.getByRole('button', { name: 'Continue' }).click();
     await onAccountPage(mailTab, email);
     expect(await userOf(mailTab)).toMatchObject({ email, emailVerified: true });
-    await shows(mailTab, 'Verified');
+    await mailTab.locator('#profile [data-field="emailVerified"]', { hasText: /^Verified$/ }).waitFor();
 
     // The link works once.
     await mailTab.goto(link);

@@ -27,12 +27,14 @@ describe('built-in pages', () => {
     }
   });
 
-  it('uses no inline script or style, and nothing from another origin', () => {
+  it('uses no inline script or style, nothing from another origin, and never a GET form', () => {
     for (const { file } of listPages()) {
       const html = readFileSync(path.join(PUBLIC_DIR, file), 'utf8');
       expect(html, file).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(html, file).not.toMatch(/\sstyle=|<style|\son[a-z]+=/i);
       expect(html, file).not.toMatch(/(src|href)="(https?:)?\/\//);
+      // A form submitted before its script loads must not put a password in the address bar.
+      expect(html, file).not.toMatch(/<form(?![^>]*method="post")/);
     }
   });
 
