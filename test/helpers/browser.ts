@@ -3,7 +3,7 @@
  * which downloads no browser of its own. One browser per test file; each test opens contexts,
  * which are separate browsers as far as cookies and storage go.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
@@ -38,6 +38,9 @@ function watch(page: Page, errors: string[]): Page {
 export function useBrowser(): { open(options?: { viewport?: { width: number; height: number } }): Promise<Tab> } {
   let browser: Browser | undefined;
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM_PATH)) {
+      throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's (apt-get install -y --no-install-recommends chromium, as .ci/run does) or set GATEKIT_CHROMIUM.`);
+    }
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   });
   afterAll(async () => {
