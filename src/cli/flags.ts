@@ -8,7 +8,9 @@ export interface GenerateFlags {
   auth?: string;
   oauth?: string;
   hosted?: string;
-  orgs?: boolean;
+  modules?: string;
+  /** Each feature module's own flag that was given: --orgs is { orgs: true }, --no-pages { pages: false }. */
+  toggles?: Record<string, boolean>;
   db?: string;
   templateVersion?: string;
   pm?: string;
@@ -33,7 +35,8 @@ export function choicesFromFlags(flags: GenerateFlags): PartialChoices {
     auth: flags.auth === undefined ? undefined : splitIds(flags.auth),
     oauth: flags.oauth === undefined ? undefined : splitIds(flags.oauth),
     hosted: flags.hosted === undefined ? undefined : splitIds(flags.hosted),
-    orgs: flags.orgs,
+    modules: flags.modules === undefined ? undefined : splitIds(flags.modules),
+    toggles: flags.toggles,
     db: flags.db === undefined ? undefined : oneOf<Database>('--db', flags.db, DATABASES),
     templateVersion: flags.templateVersion,
     pm: flags.pm === undefined ? undefined : oneOf<PackageManager>('--pm', flags.pm, PACKAGE_MANAGERS),

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { mergeChoices, overlayChoices, readConfigFile, type Choices } from '../core/choices.js';
 import { UsageError } from '../core/errors.js';
 import { generateProject, type GeneratedProject } from '../core/generate-project.js';
-import type { ModuleRegistry } from '../core/registry.js';
+import { flaggedModules, type ModuleRegistry } from '../core/registry.js';
 import { CURRENT_RELEASE } from '../core/releases.js';
 import { checkTarget, writeTree } from '../core/write-tree.js';
 import { choicesFromFlags, type GenerateFlags } from './flags.js';
@@ -55,7 +55,8 @@ export async function runGenerate(
   registry: ModuleRegistry,
   reporter: Reporter,
 ): Promise<void> {
-  const fromConfig = flags.config ? readConfigFile(flags.config) : {};
+  const flagIds = flaggedModules(registry).map((module) => module.manifest.id);
+  const fromConfig = flags.config ? readConfigFile(flags.config, flagIds) : {};
   const fromFlags = choicesFromFlags(flags);
   const known = overlayChoices(fromConfig, fromFlags);
   let directory = directoryArg;

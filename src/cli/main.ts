@@ -1,6 +1,7 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import { isReservedFlagName } from '../core/choices.js';
 import { StepError, UsageError, ManifestError } from '../core/errors.js';
-import { createRegistry, loadBuiltinModules, loadPackModules } from '../core/registry.js';
+import { createRegistry, flaggedModules, loadBuiltinModules, loadPackModules, type ModuleRegistry } from '../core/registry.js';
 import { GENERATOR_VERSION } from '../core/version.js';
 import type { GenerateFlags } from './flags.js';
 import { runGenerate } from './generate-command.js';
@@ -13,7 +14,15 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function loadRegistry(packs: string[]) {
+/** The --pack values of a command line, read before commander parses it: a pack's feature modules add flags. */
+function packsIn(argv: string[]): string[] {
+  return argv.flatMap((arg, index) => {
+    if (arg === '--pack') return argv[index + 1] === undefined ? [] : [argv[index + 1]!];
+    return arg.startsWith('--pack=') ? [arg.slice('--pack='.length)] : [];
+  });
+}
+
+function loadRegistry(packs: string[]): ModuleRegistry {
   const extra = packs.flatMap((pack) => {
     const dir = path.resolve(pack);
     if (!existsSync(dir)) throw new UsageError(`--pack '${pack}' does not exist.`);
@@ -22,7 +31,26 @@ function loadRegistry(packs: string[]) {
   return createRegistry([...loadBuiltinModules(), ...extra]);
 }
 
-function buildProgram(onDone: (work: Promise<void>) => void): Command {
+/**
+ * `--<id>` and `--no-<id>` for every feature module that declares its own flag; returns how to read
+ * the given ones back from commander's options as toggles.
+ */
+function addFeatureFlags(program: Command, registry: ModuleRegistry): (options: Record<string, unknown>) => Record<string, boolean> {
+  const attributes = flaggedModules(registry).map(({ manifest, dir }) => {
+    const { id, name, flag } = manifest;
+    const taken = program.options.some((option) => option.long === `--${id}` || option.long === `--no-${id}`);
+    if (taken || isReservedFlagName(id)) {
+      throw new ManifestError(`Module '${id}' (${dir}) declares a flag, but --${id} is already an option of create-gatekit. Give the module another id.`);
+    }
+    const on = new Option(`--${id}`, `add ${name} (${flag!.default ? 'on' : 'off'} by default)`);
+    program.addOption(on).addOption(new Option(`--no-${id}`, `leave ${name} out`));
+    return [id, on.attributeName()] as const;
+  });
+  return (options) =>
+    Object.fromEntries(attributes.flatMap(([id, attribute]) => (typeof options[attribute] === 'boolean' ? [[id, options[attribute]]] : [])));
+}
+
+function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) => void): Command {
   const program = new Command('create-gatekit')
     .description('Generate an Express 5 + Prisma 7 app with the authentication methods you choose.')
     .version(GENERATOR_VERSION)
@@ -30,8 +58,7 @@ function buildProgram(onDone: (work: Promise<void>) => void): Command {
     .option('--auth <ids>', 'direct methods, comma separated: jwt, magic-link')
     .option('--oauth <ids>', 'OAuth providers, comma separated, or all, or none')
     .option('--hosted <ids>', 'hosted services, comma separated')
-    .option('--orgs', 'add the organizations module (default when available)')
-    .option('--no-orgs', 'leave the organizations module out')
+    .option('--modules <ids>', 'feature modules, comma separated, added to the default-on ones (each with its own flag has --<id> and --no-<id> too)')
     .option('--db <name>', 'sqlite, postgresql or mysql (default sqlite)')
     .option('--template-version <X.Y>', 'offer only modules tagged at or below this release')
     .option('--pm <name>', 'npm, pnpm, yarn or bun (default: the one running this)')
@@ -47,10 +74,11 @@ function buildProgram(onDone: (work: Promise<void>) => void): Command {
     .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
     .showSuggestionAfterError(true)
     .enablePositionalOptions()
-    .exitOverride()
-    .action((directory: string | undefined, flags: GenerateFlags) => {
-      onDone(runGenerate(directory, flags, loadRegistry(flags.pack), createReporter(Boolean(flags.json))));
-    });
+    .exitOverride();
+  const togglesOf = addFeatureFlags(program, registry);
+  program.action((directory: string | undefined, flags: GenerateFlags & Record<string, unknown>) => {
+    onDone(runGenerate(directory, { ...flags, toggles: togglesOf(flags) }, registry, createReporter(Boolean(flags.json))));
+  });
 
   program
     .command('list')
@@ -59,8 +87,8 @@ function buildProgram(onDone: (work: Promise<void>) => void): Command {
     .option('--template-version <X.Y>', 'only modules available at this release')
     .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
     .exitOverride()
-    .action((flags: ListFlags & { pack: string[] }) => {
-      onDone(Promise.resolve().then(() => runList(loadRegistry(flags.pack), flags, createReporter(Boolean(flags.json)))));
+    .action((flags: ListFlags) => {
+      onDone(Promise.resolve().then(() => runList(registry, flags, createReporter(Boolean(flags.json)))));
     });
   return program;
 }
@@ -87,10 +115,10 @@ function report(error: unknown): number {
 /** Runs the CLI and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let work: Promise<void> = Promise.resolve();
-  const program = buildProgram((promise) => {
-    work = promise;
-  });
   try {
+    const program = buildProgram(loadRegistry(packsIn(argv)), (promise) => {
+      work = promise;
+    });
     await program.parseAsync(argv, { from: 'user' });
     await work;
     return 0;

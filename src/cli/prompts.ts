@@ -52,9 +52,12 @@ export async function askForChoices(
   if (!known.hosted && hosted.length > 0) {
     answers.hosted = check(await prompts.multiselect({ message: 'Hosted services', options: options(hosted), required: false }));
   }
-  if (known.orgs === undefined && available('module').some((module) => module.manifest.id === 'orgs')) {
-    answers.orgs = check(await prompts.confirm({ message: 'Add organizations (workspaces, roles, invites)?', initialValue: true }));
+  const toggles: Record<string, boolean> = {};
+  for (const { manifest } of available('module')) {
+    if (!manifest.flag || known.toggles?.[manifest.id] !== undefined || known.modules?.includes(manifest.id)) continue;
+    toggles[manifest.id] = check(await prompts.confirm({ message: manifest.flag.prompt, initialValue: manifest.flag.default }));
   }
+  if (Object.keys(toggles).length > 0) answers.toggles = toggles;
   if (!known.db) {
     answers.db = check(
       await prompts.select({ message: 'Database', options: DATABASES.map((db) => ({ value: db, label: db })), initialValue: 'sqlite' as const }),

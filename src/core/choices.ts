@@ -12,8 +12,13 @@ export interface Choices {
   auth: string[];
   oauth: string[];
   hosted: string[];
-  /** undefined: on when the organizations module is available at the template version. */
-  orgs: boolean | undefined;
+  /** Feature modules (category module) asked for by id, on top of the default-on ones (--modules). */
+  modules: string[];
+  /**
+   * Feature modules switched on or off by their own flag (--orgs, --no-pages; "pages": false in a
+   * config file). A module left out here takes its manifest's default.
+   */
+  toggles: Record<string, boolean>;
   db: Database;
   templateVersion: string;
   pm: PackageManager;
@@ -31,7 +36,7 @@ export const configFileSchema = z.strictObject({
   auth: idList.optional(),
   oauth: idList.optional(),
   hosted: idList.optional(),
-  orgs: z.boolean().optional(),
+  modules: idList.optional(),
   db: z.enum(DATABASES).optional(),
   templateVersion: z.string().optional(),
   pm: z.enum(PACKAGE_MANAGERS).optional(),
@@ -46,7 +51,11 @@ export function splitIds(value: string): string[] {
     .filter(Boolean);
 }
 
-export function readConfigFile(file: string): PartialChoices {
+/**
+ * Reads a --config file. `flagIds` are the feature modules with their own flag: each is a boolean
+ * key of the file ("orgs": false), like --orgs / --no-orgs.
+ */
+export function readConfigFile(file: string, flagIds: string[] = []): PartialChoices {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -59,19 +68,31 @@ export function readConfigFile(file: string): PartialChoices {
   } catch (error) {
     throw new UsageError(`Config file '${file}' is not valid JSON: ${(error as Error).message}.`);
   }
-  const parsed = configFileSchema.safeParse(json);
+  const schema = configFileSchema.extend(Object.fromEntries(flagIds.map((id) => [id, z.boolean().optional()])));
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.') || 'keys'}: ${issue.message}`)
       .join('; ');
     throw new UsageError(
-      `Config file '${file}' is invalid (${problems}). Valid keys: ${Object.keys(configFileSchema.shape)
+      `Config file '${file}' is invalid (${problems}). Valid keys: ${Object.keys(schema.shape)
         .filter((key) => key !== '$schema')
         .join(', ')}.`,
     );
   }
-  const { $schema: _ignored, ...choices } = parsed.data;
-  return choices;
+  const { $schema: _ignored, ...values } = parsed.data as Record<string, unknown>;
+  const toggles: Record<string, boolean> = {};
+  const choices: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (flagIds.includes(key)) toggles[key] = value as boolean;
+    else choices[key] = value;
+  }
+  return { ...(choices as PartialChoices), ...(Object.keys(toggles).length > 0 ? { toggles } : {}) };
+}
+
+/** Config file keys (and so flag names) a feature module's own flag must not take. */
+export function isReservedFlagName(id: string): boolean {
+  return id in configFileSchema.shape;
 }
 
 /** The package manager that launched us (npm_config_user_agent), else npm. */
@@ -85,7 +106,8 @@ export function defaultChoices(): Choices {
     auth: ['jwt'],
     oauth: [],
     hosted: [],
-    orgs: undefined,
+    modules: [],
+    toggles: {},
     db: 'sqlite',
     templateVersion: CURRENT_RELEASE,
     pm: detectPackageManager(),
@@ -94,12 +116,13 @@ export function defaultChoices(): Choices {
   };
 }
 
-/** Stacks layers of choices; a later layer wins wherever it sets a value. */
+/** Stacks layers of choices; a later layer wins wherever it sets a value (toggles: per module). */
 export function overlayChoices(...layers: PartialChoices[]): PartialChoices {
   const merged: Record<string, unknown> = {};
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
-      if (value !== undefined) merged[key] = value;
+      if (value === undefined) continue;
+      merged[key] = key === 'toggles' ? { ...(merged.toggles as object), ...(value as object) } : value;
     }
   }
   return merged as PartialChoices;

@@ -69,7 +69,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   }
   tree.add('src/openapi.json', `${JSON.stringify(openapi, null, 2)}\n`, 'core');
 
-  const command = reproduceCommand(projectName, choices, modules);
+  const command = reproduceCommand(projectName, choices, modules, input.registry);
   const sections = modules
     .filter((module) => module.manifest.readme && module.manifest.id !== 'base')
     .map((module) => renderModuleFile(module, module.manifest.readme!, context).trim());

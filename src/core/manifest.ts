@@ -47,6 +47,17 @@ const oauthProviderSchema = z.object({
   nameEnv: z.string().optional(),
 });
 
+/**
+ * A feature module's own on/off switch: `--<id>` and `--no-<id>` on the command line, `"<id>": true`
+ * or `false` in a config file, and a yes/no prompt.
+ */
+const flagSchema = z.object({
+  /** On unless the user turns it off (when the template version offers it). */
+  default: z.boolean(),
+  /** The question the interactive prompt asks. */
+  prompt: z.string().min(1),
+});
+
 const importRefSchema = z.object({
   import: z.string().startsWith('./'),
   name: z.string().regex(/^[A-Za-z_$][\w$]*$/),
@@ -79,6 +90,8 @@ export const manifestSchema = z.object({
   routers: z.array(importRefSchema).default([]),
   /** A building block other modules require (the OAuth machinery): never chosen or listed on its own. */
   internal: z.boolean().default(false),
+  /** A feature module (category module) chosen by its own flag: --orgs / --no-orgs. */
+  flag: flagSchema.optional(),
   /** A second factor (TOTP): it cannot be the only way to sign in. */
   secondFactorOnly: z.boolean().default(false),
   /**
@@ -98,10 +111,13 @@ export const manifestSchema = z.object({
     .default({ methods: [], oauth: [], hosted: [] }),
   /** Templates rendered into the project. files/ always, files.<database>/ only for that database. */
   files: z.string().default('files'),
+  /** Folders rendered only when another module is chosen too, by that module's id (a page per feature). */
+  filesWith: z.record(z.string(), z.string()).default({}),
   nextSteps: z.array(z.string()).default([]),
 });
 
 export type ModuleManifest = z.infer<typeof manifestSchema>;
+export type ModuleFlag = z.infer<typeof flagSchema>;
 export type EnvVar = z.infer<typeof envVarSchema>;
 export type ImportRef = z.infer<typeof importRefSchema>;
 export type OAuthProviderEntry = z.infer<typeof oauthProviderSchema>;
@@ -132,7 +148,10 @@ export function loadModule(dir: string, source: string): LoadedModule {
     throw new ManifestError(`Invalid module manifest ${file}: ${formatIssues(parsed.error)}`);
   }
   const manifest = parsed.data;
-  for (const relative of [manifest.schema, manifest.openapi, manifest.readme, manifest.migrations]) {
+  if (manifest.flag && (manifest.category !== 'module' || manifest.internal)) {
+    throw new ManifestError(`Invalid module manifest ${file}: flag: only a feature module (category module, not internal) has its own flag.`);
+  }
+  for (const relative of [manifest.schema, manifest.openapi, manifest.readme, manifest.migrations, ...Object.values(manifest.filesWith)]) {
     if (relative && !existsSync(path.join(dir, relative))) {
       throw new ManifestError(`Module '${manifest.id}' (${file}) names '${relative}', which does not exist.`);
     }

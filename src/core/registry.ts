@@ -53,3 +53,8 @@ export function loadBuiltinModules(): LoadedModule[] {
   builtin ??= loadPackModules(findTemplatesDir(), 'built-in');
   return builtin;
 }
+
+/** Feature modules with their own on/off flag (--orgs / --no-orgs), in registry order. */
+export function flaggedModules(registry: ModuleRegistry): LoadedModule[] {
+  return [...registry.modules.values()].filter((module) => module.manifest.flag !== undefined);
+}

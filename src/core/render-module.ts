@@ -22,9 +22,14 @@ function outputPath(templatePath: string): string {
   return parts.join('/');
 }
 
-/** Renders a module's files/ and files.<database>/ folders into the tree. */
+/**
+ * Renders a module's files/ and files.<database>/ folders into the tree, and each of its filesWith
+ * folders whose module is chosen too.
+ */
 export function renderModule(module: LoadedModule, context: RenderContext, tree: FileTree): void {
-  const folders = [module.manifest.files, `${module.manifest.files}.${context.db}`];
+  const { files, filesWith } = module.manifest;
+  const alongside = Object.entries(filesWith).filter(([id]) => context.modules[id]);
+  const folders = [files, `${files}.${context.db}`, ...alongside.map(([, folder]) => folder)];
   for (const folder of folders) {
     const root = path.join(module.dir, folder);
     if (!existsSync(root)) continue;

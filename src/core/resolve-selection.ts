@@ -9,13 +9,12 @@ import { isAvailableAt, RELEASES } from './releases.js';
 import { didYouMean } from './suggest.js';
 
 export const BASE_MODULE_ID = 'base';
-export const ORGS_MODULE_ID = 'orgs';
 
 const FLAG_OF_CATEGORY: Record<Exclude<Category, 'base'>, string> = {
   direct: '--auth',
   oauth: '--oauth',
   hosted: '--hosted',
-  module: '--orgs',
+  module: '--modules',
 };
 
 /** The modules a user can choose in a category (internal building blocks come only through `requires`). */
@@ -61,17 +60,30 @@ function pick(
   });
 }
 
-function pickOrgs(registry: ModuleRegistry, orgs: boolean | undefined, templateVersion: string): LoadedModule[] {
-  if (orgs === false) return [];
-  const module = registry.modules.get(ORGS_MODULE_ID);
-  const available = module !== undefined && isAvailableAt(module.manifest.tag, templateVersion);
-  if (available) return [module];
-  if (orgs === undefined) return [];
-  throw new UsageError(
-    module
-      ? `--orgs needs the organizations module, first shipped in release ${module.manifest.tag}; --template-version ${templateVersion} does not offer it. Use --no-orgs or a newer --template-version.`
-      : '--orgs: the organizations module is not available in this generator. Use --no-orgs.',
-  );
+/**
+ * Feature modules: those asked for by id (--modules), plus each one with its own flag that the
+ * user switched on (--orgs) or that is on by default and offered at the template version, minus
+ * those switched off (--no-orgs). Registry order, whatever order they were asked in.
+ */
+function pickFeatures(registry: ModuleRegistry, choices: Choices): LoadedModule[] {
+  const { templateVersion, toggles } = choices;
+  const chosen = new Set(pick(registry, 'module', choices.modules, templateVersion));
+  for (const [id, on] of Object.entries(toggles)) {
+    const module = registry.modules.get(id);
+    const flag = module?.manifest.flag;
+    if (!module || !flag) throw new UsageError(`Unknown flag --${on ? '' : 'no-'}${id}: no feature module '${id}' has its own flag.`);
+    if (!on && chosen.has(module)) throw new UsageError(`--modules ${id} and --no-${id} contradict each other; give one of them.`);
+    if (on && !isAvailableAt(module.manifest.tag, templateVersion)) {
+      throw new UsageError(
+        `--${id} needs ${module.manifest.name}, first shipped in release ${module.manifest.tag}; --template-version ${templateVersion} does not offer it. Use --no-${id} or a newer --template-version.`,
+      );
+    }
+  }
+  for (const module of modulesOf(registry, 'module')) {
+    const { id, flag, tag } = module.manifest;
+    if (flag && (toggles[id] ?? (flag.default && isAvailableAt(tag, templateVersion)))) chosen.add(module);
+  }
+  return modulesOf(registry, 'module').filter((module) => chosen.has(module));
 }
 
 /**
@@ -90,7 +102,7 @@ export function resolveSelection(choices: Choices, registry: ModuleRegistry): Lo
       `Choose at least one way to sign in: --auth jwt,magic-link, --oauth <providers> or --hosted <services>${requested.length > 0 ? ` (${requested.map((module) => module.manifest.id).join(', ')} is a second factor only)` : ''}.`,
     );
   }
-  requested.push(...pickOrgs(registry, choices.orgs, choices.templateVersion));
+  requested.push(...pickFeatures(registry, choices));
 
   const base = registry.modules.get(BASE_MODULE_ID);
   if (!base) throw new Error(`The '${BASE_MODULE_ID}' module is missing from the templates.`);

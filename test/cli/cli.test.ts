@@ -26,7 +26,7 @@ describe('usage errors exit 2 with a message naming the bad value', () => {
   it('bad template version', () => {
     const result = runCli([target('b'), '--yes', '--template-version', '0.9']);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1');
+    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2');
   });
 
   it('invalid config file', () => {
@@ -66,7 +66,7 @@ describe('generate', () => {
 
   it('--json prints one JSON summary on stdout and human lines on stderr', () => {
     const dir = target('json');
-    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--json']);
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--no-pages', '--json']);
     expect(result.status).toBe(0);
     const summary = JSON.parse(result.stdout);
     expect(summary.directory).toBe(dir);
@@ -81,15 +81,27 @@ describe('generate', () => {
 
   it('writes gatekit.json with the command that reproduces the project', () => {
     const dir = target('meta');
-    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--db', 'postgresql']).status).toBe(0);
+    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--no-pages', '--db', 'postgresql']).status).toBe(0);
     const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
-    expect(metadata).toMatchObject({ templateVersion: '3.1', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
+    expect(metadata).toMatchObject({ templateVersion: '3.2', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
+    expect(metadata.command).toContain('--no-orgs --no-pages');
     const again = target('meta-again');
     const args = metadata.command.replace('npx create-gatekit meta', again).split(' ');
     expect(runCli([...args, '--no-install', '--no-git']).status).toBe(0);
     const reproduced = JSON.parse(readFileSync(path.join(again, 'gatekit.json'), 'utf8'));
     expect(reproduced.modules).toEqual(metadata.modules);
     expect(readFileSync(path.join(again, 'prisma/schema.prisma'), 'utf8')).toBe(readFileSync(path.join(dir, 'prisma/schema.prisma'), 'utf8'));
+  });
+
+  it('reproduces a project with OAuth providers and every feature module (internal modules are not named)', () => {
+    const dir = target('meta-oauth');
+    expect(runCli([dir, '--yes', '--no-install', '--no-git', '--oauth', 'github,apple']).status).toBe(0);
+    const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
+    expect(metadata.command).toContain('--oauth github,apple --orgs --pages');
+    const again = target('meta-oauth-again');
+    const result = runCli([...metadata.command.replace('npx create-gatekit meta-oauth', again).split(' '), '--no-install', '--no-git']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(again, 'gatekit.json'), 'utf8')).modules).toEqual(metadata.modules);
   });
 
   it('--force writes into a non-empty directory and keeps unrelated files', () => {
@@ -116,6 +128,7 @@ describe('list', () => {
     const result = runCli(['list']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^jwt\s+direct\s+1\.0\s+/m);
+    expect(result.stdout).toMatch(/^pages\s+module\s+3\.2\s+built-in pages/m);
     expect(result.stdout).not.toMatch(/^base\s/m);
   });
 
@@ -125,5 +138,59 @@ describe('list', () => {
     const old = JSON.parse(runCli(['list', '--json', '--template-version', '1.0']).stdout);
     expect(old.modules.every((module: { tag: string }) => module.tag === '1.0')).toBe(true);
     expect(runCli(['list', '--template-version', '7']).status).toBe(2);
+  });
+});
+
+/** A pack folder with one feature module that declares its own flag (and only a manifest). */
+function featurePack(id: string, flag: object = { default: false, prompt: 'Keep an audit log?' }): string {
+  const pack = mkdtempSync(path.join(tmpdir(), 'gatekit-pack-'));
+  mkdirSync(path.join(pack, id));
+  writeFileSync(
+    path.join(pack, id, 'gatekit.module.json'),
+    JSON.stringify({ id, name: 'Audit log', category: 'module', tag: '3.2', description: 'who did what, when', flag }),
+  );
+  return pack;
+}
+
+const moduleIds = (stdout: string) => JSON.parse(stdout).modules.map((module: { id: string }) => module.id);
+
+describe("feature modules' own flags", () => {
+  it('come from the manifests: --orgs/--no-orgs and --pages/--no-pages', () => {
+    const help = runCli(['--help']).stdout;
+    for (const flag of ['--orgs', '--no-orgs', '--pages', '--no-pages', '--modules <ids>']) expect(help).toContain(flag);
+    expect(help).toMatch(/--pages\s+add Built-in pages \(on by default\)/);
+    const without = runCli([target('flags-off'), '--yes', '--dry-run', '--json', '--no-pages']);
+    expect(moduleIds(without.stdout)).toEqual(['base', 'jwt', 'orgs']);
+    const old = runCli([target('flags-old'), '--yes', '--dry-run', '--json', '--template-version', '3.1']);
+    expect(moduleIds(old.stdout)).toEqual(['base', 'jwt', 'orgs']);
+    const tooNew = runCli([target('flags-new'), '--yes', '--dry-run', '--template-version', '3.1', '--pages']);
+    expect(tooNew.status).toBe(2);
+    expect(tooNew.stderr).toContain('--pages needs Built-in pages, first shipped in release 3.2');
+  });
+
+  it('are config file keys, and a flag overrides only its own key', () => {
+    const file = path.join(work, 'features.json');
+    writeFileSync(file, JSON.stringify({ orgs: false, pages: false }));
+    expect(moduleIds(runCli([target('config-off'), '--yes', '--dry-run', '--json', '--config', file]).stdout)).toEqual(['base', 'jwt']);
+    expect(moduleIds(runCli([target('config-on'), '--yes', '--dry-run', '--json', '--config', file, '--pages']).stdout)).toEqual(['base', 'jwt', 'pages']);
+  });
+
+  it("take a pack's feature module flag and default from its manifest", () => {
+    const pack = featurePack('audit-log');
+    expect(runCli(['--help', '--pack', pack]).stdout).toMatch(/--audit-log\s+add Audit log \(off by default\)/);
+    const off = runCli([target('pack-off'), '--yes', '--dry-run', '--json', '--no-orgs', '--no-pages', '--pack', pack]);
+    expect(moduleIds(off.stdout)).toEqual(['base', 'jwt']);
+    const on = runCli([target('pack-on'), '--yes', '--dry-run', '--json', '--no-orgs', '--no-pages', '--pack', pack, '--audit-log']);
+    expect(moduleIds(on.stdout)).toEqual(['base', 'jwt', 'audit-log']);
+    const viaModules = runCli([target('pack-modules'), '--yes', '--dry-run', '--json', '--no-orgs', '--no-pages', `--pack=${pack}`, '--modules', 'audit-log']);
+    expect(moduleIds(viaModules.stdout)).toEqual(['base', 'jwt', 'audit-log']);
+    expect(runCli(['list', '--pack', pack]).stdout).toMatch(/^audit-log\s+module\s+3\.2\s+who did what/m);
+  });
+
+  it('refuse a feature module whose flag is already an option of the generator', () => {
+    const result = runCli([target('pack-clash'), '--yes', '--dry-run', '--pack', featurePack('install', { default: true, prompt: 'Install?' })]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Module 'install'");
+    expect(result.stderr).toContain('--install is already an option');
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { call } from './app-process.js';
 import { linkFrom } from './mail-catcher.js';
-import { TEST_APP_URL, type RunningApp } from './running-app.js';
+import type { RunningApp } from './running-app.js';
 
 export interface Account {
   email: string;
@@ -18,7 +18,7 @@ export async function verifyEmail(running: RunningApp, account: { email: string;
   const since = running.mail.messages.length;
   expect((await call(running.app.url, '/api/auth/email/verify/send', { method: 'POST', token: account.token })).status).toBe(202);
   const mail = await running.mail.waitForMail(account.email, { since, subject: /confirm/i });
-  const token = new URL(linkFrom(mail, `${TEST_APP_URL}/verify-email?token=`)).searchParams.get('token');
+  const token = new URL(linkFrom(mail, `${running.env().APP_URL}/verify-email?token=`)).searchParams.get('token');
   const verified = await call(running.app.url, '/api/auth/email/verify', { token: account.token, json: { token } });
   expect(verified.status).toBe(200);
 }

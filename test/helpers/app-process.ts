@@ -33,9 +33,9 @@ export interface AppProcess {
   stop(): Promise<number | null>;
 }
 
-/** `node dist/server.js` of a generated app on a free 127.0.0.1 port, collecting its output. */
+/** `node dist/server.js` of a generated app on 127.0.0.1 (env.PORT, else a free port), collecting its output. */
 async function spawnServer(dir: string, env: Record<string, string>) {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
     cwd: dir,
     env: childEnv({ LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), API_URL: `http://127.0.0.1:${port}`, ...env }),
@@ -91,10 +91,10 @@ export async function runAppUntilExit(dir: string, env: Record<string, string>, 
 export async function call(
   url: string,
   path: string,
-  init: { method?: string; json?: unknown; token?: string; headers?: Record<string, string>; body?: string } = {},
+  init: { method?: string; json?: unknown; token?: string; headers?: Record<string, string>; body?: string; redirect?: RequestRedirect } = {},
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const response = await fetch(`${url}${path}`, {
-    redirect: 'manual',
+    redirect: init.redirect ?? 'manual',
     method: init.method ?? (init.json === undefined && init.body === undefined ? 'GET' : 'POST'),
     headers: {
       ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),

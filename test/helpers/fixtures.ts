@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { mergeChoices, readConfigFile } from '../../src/core/choices.js';
 import { generateProject } from '../../src/core/generate-project.js';
-import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+import { createRegistry, flaggedModules, loadBuiltinModules } from '../../src/core/registry.js';
 import { childEnv } from './app-process.js';
 import { ROOT, runCli } from './run-cli.js';
 
@@ -19,7 +19,8 @@ export function fixtureNames(): string[] {
 }
 
 export function fixtureChoices(name: string) {
-  return mergeChoices(readConfigFile(path.join(FIXTURES_DIR, `${name}.json`)), { pm: 'npm' });
+  const flagIds = flaggedModules(createRegistry(loadBuiltinModules())).map((module) => module.manifest.id);
+  return mergeChoices(readConfigFile(path.join(FIXTURES_DIR, `${name}.json`), flagIds), { pm: 'npm' });
 }
 
 /** Renders a fixture in memory with a fixed clock (for snapshots). */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { startAppProcess, type AppProcess, type call } from './app-process.js';
+import { freePort, startAppProcess, type AppProcess, type call } from './app-process.js';
 import type { PreparedFixture } from './fixtures.js';
 import { smtpEnv, startMailCatcher, type MailCatcher } from './mail-catcher.js';
 
@@ -30,14 +30,20 @@ export function useRunningApp(options: {
   fixture: () => PreparedFixture;
   databaseUrl: () => string;
   env?: () => Record<string, string>;
+  /**
+   * APP_URL (and API_URL) is the app itself at http://localhost:<port>, as with its built-in pages,
+   * instead of TEST_APP_URL. Other local servers (127.0.0.1) are then another site to a browser.
+   */
+  appUrlIsSelf?: boolean;
 }): RunningApp {
   let app: AppProcess | undefined;
   let mail: MailCatcher | undefined;
   let databaseUrl = '';
+  let self: { PORT: string; API_URL: string } | undefined;
   const env = (extra: Record<string, string> = {}) => ({
     JWT_SECRET: TEST_JWT_SECRET,
     DATABASE_URL: databaseUrl,
-    APP_URL: TEST_APP_URL,
+    APP_URL: self?.API_URL ?? TEST_APP_URL,
     BCRYPT_COST: '4',
     RATE_LIMIT_MAX: '0',
     ...smtpEnv(mail!),
@@ -47,7 +53,11 @@ export function useRunningApp(options: {
   beforeAll(async () => {
     mail = await startMailCatcher();
     databaseUrl = options.databaseUrl();
-    app = await startAppProcess(options.fixture().dir, env());
+    if (options.appUrlIsSelf) {
+      const port = await freePort();
+      self = { PORT: String(port), API_URL: `http://localhost:${port}` };
+    }
+    app = await startAppProcess(options.fixture().dir, { ...env(), ...self });
   });
   afterAll(async () => {
     await app?.stop();

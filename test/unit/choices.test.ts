@@ -15,15 +15,28 @@ function configFile(content: string): string {
 
 describe('config files', () => {
   it('reads the same choices as the flags, ids as arrays or comma strings', () => {
-    const file = configFile(JSON.stringify({ auth: 'jwt, magic-link', oauth: ['github'], orgs: false, db: 'postgresql', install: false }));
-    expect(readConfigFile(file)).toEqual({ auth: ['jwt', 'magic-link'], oauth: ['github'], orgs: false, db: 'postgresql', install: false });
+    const file = configFile(JSON.stringify({ auth: 'jwt, magic-link', oauth: ['github'], modules: 'pages', db: 'postgresql', install: false }));
+    expect(readConfigFile(file)).toEqual({ auth: ['jwt', 'magic-link'], oauth: ['github'], modules: ['pages'], db: 'postgresql', install: false });
+  });
+
+  it("reads each feature module's own flag as a boolean key, into toggles", () => {
+    const file = configFile(JSON.stringify({ orgs: false, pages: true, db: 'sqlite' }));
+    expect(readConfigFile(file, ['orgs', 'pages'])).toEqual({ toggles: { orgs: false, pages: true }, db: 'sqlite' });
+    expect(() => readConfigFile(file, ['orgs'])).toThrow(/pages/);
+    expect(() => readConfigFile(configFile('{"orgs": "yes"}'), ['orgs'])).toThrow(/orgs/);
+    expect(() => readConfigFile(configFile('{"org": true}'), ['orgs', 'pages'])).toThrow(/Valid keys: .*modules, .*orgs, pages/);
+  });
+
+  it('merges toggles per module: a flag overrides only its own key of the config file', () => {
+    const fromFile = { toggles: { orgs: false, pages: false } };
+    const fromFlags = choicesFromFlags({ pack: [], toggles: { pages: true } });
+    expect(mergeChoices(fromFile, fromFlags).toggles).toEqual({ orgs: false, pages: true });
   });
 
   it('reports invalid JSON, unknown keys and wrong types as usage errors', () => {
     expect(() => readConfigFile(configFile('{ not json'))).toThrow(UsageError);
     expect(() => readConfigFile(configFile('{"dbs": "sqlite"}'))).toThrow(/dbs/);
     expect(() => readConfigFile(configFile('{"db": "oracle"}'))).toThrow(/db/);
-    expect(() => readConfigFile(configFile('{"orgs": "yes"}'))).toThrow(/orgs/);
     expect(() => readConfigFile(path.join(dir, 'missing.json'))).toThrow(/ENOENT/);
   });
 

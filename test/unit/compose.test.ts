@@ -10,7 +10,7 @@ import { resolveSelection } from '../../src/core/resolve-selection.js';
 import { PACKAGE_VERSIONS, resolvePackageVersion } from '../../src/core/versions.js';
 
 const registry = createRegistry(loadBuiltinModules());
-const modules = resolveSelection(mergeChoices({ orgs: false }), registry);
+const modules = resolveSelection(mergeChoices({ toggles: { orgs: false, pages: false } }), registry);
 
 describe('package.json', () => {
   it('merges every module with versions from the one table, sorted, database packages included', () => {

@@ -32,6 +32,18 @@ describe('module manifests', () => {
     expect(() => loadModule(moduleDir({ ...valid, schema: 'schema.prisma' }), 'test')).toThrow(/schema.prisma/);
   });
 
+  it('gives its own flag only to a feature module', () => {
+    const flag = { default: true, prompt: 'Add it?' };
+    expect(loadModule(moduleDir({ ...valid, category: 'module', flag }), 'test').manifest.flag).toEqual(flag);
+    expect(() => loadModule(moduleDir({ ...valid, flag }), 'test')).toThrow(/flag: only a feature module/);
+    expect(() => loadModule(moduleDir({ ...valid, category: 'module', internal: true, flag }), 'test')).toThrow(/flag/);
+    expect(() => loadModule(moduleDir({ ...valid, category: 'module', flag: { default: 'yes' } }), 'test')).toThrow(/flag\.default/);
+  });
+
+  it('refuses a filesWith folder that does not exist', () => {
+    expect(() => loadModule(moduleDir({ ...valid, filesWith: { jwt: 'with-jwt' } }), 'test')).toThrow(/with-jwt/);
+  });
+
   it('refuses a duplicate id and an unknown requirement', () => {
     const dir = moduleDir({ ...valid, id: 'jwt' });
     expect(() => createRegistry([...loadBuiltinModules(), loadModule(dir, 'pack')])).toThrow(/declared twice/);

@@ -1,12 +1,24 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeChoices } from '../../src/core/choices.js';
 import { UsageError } from '../../src/core/errors.js';
-import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+import { loadModule, MANIFEST_FILE } from '../../src/core/manifest.js';
+import { createRegistry, loadBuiltinModules, type ModuleRegistry } from '../../src/core/registry.js';
 import { resolveSelection } from '../../src/core/resolve-selection.js';
 
 const registry = createRegistry(loadBuiltinModules());
-const ids = (choices: Parameters<typeof mergeChoices>[0]) =>
-  resolveSelection(mergeChoices(choices), registry).map((module) => module.manifest.id);
+const ids = (choices: Parameters<typeof mergeChoices>[0], from: ModuleRegistry = registry) =>
+  resolveSelection(mergeChoices(choices), from).map((module) => module.manifest.id);
+const noFeatures = { orgs: false, pages: false };
+
+/** A pack's feature module: a folder with only a manifest. */
+function packModule(manifest: object) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatekit-feature-'));
+  writeFileSync(path.join(dir, MANIFEST_FILE), JSON.stringify({ category: 'module', tag: '3.2', ...manifest }));
+  return loadModule(dir, 'test pack');
+}
 
 function usageError(run: () => unknown): string {
   try {
@@ -19,11 +31,41 @@ function usageError(run: () => unknown): string {
 }
 
 describe('resolveSelection', () => {
-  it('defaults to base + jwt (+ orgs when offered), base first', () => {
-    expect(ids({ orgs: false })).toEqual(['base', 'jwt']);
-    const defaults = ids({});
-    expect(defaults.slice(0, 2)).toEqual(['base', 'jwt']);
-    expect(defaults.includes('orgs')).toBe(registry.modules.has('orgs'));
+  it('defaults to base + jwt + the default-on feature modules the release offers, base first', () => {
+    expect(ids({ toggles: noFeatures })).toEqual(['base', 'jwt']);
+    expect(ids({})).toEqual(['base', 'jwt', 'orgs', 'pages']);
+    expect(ids({ templateVersion: '3.1' })).toEqual(['base', 'jwt', 'orgs']);
+    expect(ids({ templateVersion: '2.2' })).toEqual(['base', 'jwt']);
+  });
+
+  it("switches each feature module by its own flag, and --no-<id> drops a default-on one", () => {
+    expect(ids({ toggles: { pages: false } })).toEqual(['base', 'jwt', 'orgs']);
+    expect(ids({ toggles: { orgs: false } })).toEqual(['base', 'jwt', 'pages']);
+    expect(ids({ toggles: { orgs: true, pages: true } })).toEqual(['base', 'jwt', 'orgs', 'pages']);
+    expect(usageError(() => ids({ templateVersion: '3.1', toggles: { pages: true } }))).toContain('--pages needs Built-in pages, first shipped in release 3.2');
+    expect(usageError(() => ids({ toggles: { totp: true } }))).toContain("no feature module 'totp' has its own flag");
+  });
+
+  it('adds feature modules named by --modules, in registry order, and refuses unknown or contradicting ones', () => {
+    const audit = packModule({ id: 'audit-log', name: 'Audit log', description: 'who did what' });
+    const extended = createRegistry([...loadBuiltinModules(), audit]);
+    expect(ids({}, extended)).toEqual(['base', 'jwt', 'orgs', 'pages']);
+    expect(ids({ modules: ['audit-log', 'pages'], toggles: { orgs: false } }, extended)).toEqual(['base', 'jwt', 'pages', 'audit-log']);
+    const unknown = usageError(() => ids({ modules: ['page'] }));
+    expect(unknown).toContain("Unknown --modules id 'page'");
+    expect(unknown).toContain("Did you mean 'pages'?");
+    expect(usageError(() => ids({ modules: ['identities'] }))).toContain('Valid ids: orgs, pages');
+    expect(usageError(() => ids({ modules: ['pages'], toggles: { pages: false } }))).toContain('contradict');
+    expect(usageError(() => ids({ modules: ['pages'], templateVersion: '3.1' }))).toContain('first shipped in release 3.2');
+  });
+
+  it("takes a pack's feature module flag and default from its manifest", () => {
+    const audit = packModule({ id: 'audit-log', name: 'Audit log', description: 'who did what', flag: { default: false, prompt: 'Keep an audit log?' } });
+    const extended = createRegistry([...loadBuiltinModules(), audit]);
+    expect(ids({ toggles: noFeatures }, extended)).toEqual(['base', 'jwt']);
+    expect(ids({ toggles: { ...noFeatures, 'audit-log': true } }, extended)).toEqual(['base', 'jwt', 'audit-log']);
+    const onByDefault = packModule({ id: 'audit-log', name: 'Audit log', description: 'who did what', flag: { default: true, prompt: 'Keep an audit log?' } });
+    expect(ids({ toggles: noFeatures }, createRegistry([...loadBuiltinModules(), onByDefault]))).toEqual(['base', 'jwt', 'audit-log']);
   });
 
   it('names an unknown id, suggests the closest and lists the valid ones', () => {
@@ -38,7 +80,7 @@ describe('resolveSelection', () => {
   });
 
   it('accepts oauth all and none', () => {
-    expect(ids({ oauth: ['none'], orgs: false })).toEqual(['base', 'jwt']);
+    expect(ids({ oauth: ['none'], toggles: noFeatures })).toEqual(['base', 'jwt']);
     const all = resolveSelection(mergeChoices({ oauth: ['all'] }), registry);
     expect(all.every((module) => ['base', 'direct', 'oauth', 'module'].includes(module.manifest.category))).toBe(true);
   });
@@ -46,19 +88,19 @@ describe('resolveSelection', () => {
   it('refuses an unknown template version and lists the releases', () => {
     const message = usageError(() => ids({ templateVersion: '9.9' }));
     expect(message).toContain("'9.9'");
-    expect(message).toContain('1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1');
+    expect(message).toContain('1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2');
     expect(usageError(() => ids({ templateVersion: '3.10' }))).toContain('Valid releases');
   });
 
   it('offers jwt from release 1.0 on', () => {
     expect(ids({ templateVersion: '1.0' })).toEqual(['base', 'jwt']);
-    expect(() => ids({ templateVersion: '1.0', orgs: true })).toThrow(/--orgs/);
+    expect(() => ids({ templateVersion: '1.0', toggles: { orgs: true } })).toThrow(/--orgs needs Organizations, first shipped in release 3.0/);
   });
 
   it('refuses a selection without any way to sign in', () => {
     expect(usageError(() => ids({ auth: [] }))).toContain('at least one way to sign in');
     expect(usageError(() => ids({ auth: [], hosted: ['totp'] }))).toContain('totp is a second factor only');
-    expect(ids({ auth: ['magic-link'], hosted: ['totp'], orgs: false })).toEqual(['base', 'magic-link', 'totp']);
+    expect(ids({ auth: ['magic-link'], hosted: ['totp'], toggles: noFeatures })).toEqual(['base', 'magic-link', 'totp']);
   });
 
   it('refuses a database a chosen module has no migration for', () => {

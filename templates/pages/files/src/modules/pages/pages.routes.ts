@@ -1,0 +1,58 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Router, type NextFunction, type Response } from 'express';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../http/app-error.js';
+
+/** public/ at the project root, seen from src/modules/pages (tsx) and dist/modules/pages (node) alike. */
+export const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
+
+export interface Page {
+  /** The route: /, /account, /invite/:token. */
+  path: string;
+  /** The HTML file, relative to public/. */
+  file: string;
+}
+
+/**
+ * Every HTML file under public/ is a page, at the path its name gives: index.html at /,
+ * auth/callback.html at /auth/callback, and a [name] segment is a route parameter, so
+ * invite/[token].html answers /invite/:token.
+ */
+export function listPages(dir = PUBLIC_DIR): Page[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((file) => file.split('\\').join('/'))
+    .filter((file) => file.endsWith('.html'))
+    .sort()
+    .map((file) => {
+      const route = file.replace(/\.html$/, '').replace(/(^|\/)index$/, '').replace(/\[(\w+)\]/g, ':$1');
+      return { path: `/${route}`, file };
+    });
+}
+
+/**
+ * Sends a file of public/. Pages and assets are revalidated on every use (no-cache, with ETag), so
+ * a deploy shows at once; they hold no secrets, unlike /api answers, which are never stored.
+ */
+function sendPublicFile(res: Response, next: NextFunction, file: string): void {
+  res.sendFile(file, { root: PUBLIC_DIR, cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (error?: Error & { status?: number }) => {
+    if (!error || res.headersSent) return;
+    next(error.status !== undefined && error.status < 500 ? notFound('No such file.') : error);
+  });
+}
+
+/**
+ * The built-in pages: plain HTML, CSS and ES modules that use this API as any front end would.
+ * Each page has its own route, so request logs name it (/invite/:token, /assets/*file), never
+ * the URL with its token.
+ */
+export function createPageRoutes(_ctx: AppContext): Router {
+  const router = Router();
+  for (const page of listPages()) {
+    router.get(page.path, (_req, res, next) => sendPublicFile(res, next, page.file));
+  }
+  router.get('/assets/*file', (req, res, next) => {
+    sendPublicFile(res, next, `assets/${(req.params.file as string[]).join('/')}`);
+  });
+  return router;
+}
