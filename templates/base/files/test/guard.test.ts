@@ -67,6 +67,21 @@ describe('the guard', () => {
     await expectUnauthenticated(await app.request('/api/auth/me', { token: foreign }));
   });
 
+  it('rejects a header with anything but alg HS256 and typ JWT, and a signature in a non-canonical encoding', async () => {
+    const { token } = await createUserWithToken(app);
+    const [, payload, signature] = token.split('.');
+    const { createHmac } = await import('node:crypto');
+    const resign = (header: object) => {
+      const encoded = Buffer.from(JSON.stringify(header)).toString('base64url');
+      return `${encoded}.${payload}.${createHmac('sha256', app.context.config.JWT_SECRET).update(`${encoded}.${payload}`).digest('base64url')}`;
+    };
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: resign({ alg: 'HS256', typ: 'JWT', kid: 'x' }) }));
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: resign({ alg: 'HS256' }) }));
+    expect((await app.request('/api/auth/me', { token: resign({ alg: 'HS256', typ: 'JWT' }) })).status).toBe(200);
+    const [header] = token.split('.');
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: `${header}.${payload}.${signature}A` }));
+  });
+
   it('rejects a correctly signed token this server never issued', async () => {
     const { user } = await createUserWithToken(app);
     const now = Math.floor(Date.now() / 1000);

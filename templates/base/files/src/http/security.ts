@@ -9,6 +9,8 @@ import type { Config } from '../config.js';
  */
 export function applySecurity(app: Express, config: Config): void {
   app.disable('x-powered-by');
+  // Answers are not cached (no-store), so an ETag would be a hash of every body for nothing.
+  app.disable('etag');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(helmet());
   app.use('/api', (_req, res, next) => {

@@ -41,14 +41,15 @@ export function requireAuth(ctx: AppContext, options: GuardOptions = {}): Reques
   return async (req, res, next) => {
     const match = BEARER.exec(req.headers.authorization ?? '');
     if (!match) throw unauthenticated();
-    const claims = await verifyAccessToken(ctx.config, match[1]!);
+    const claims = verifyAccessToken(ctx.config, match[1]!);
     if (!claims) throw unauthenticated('The token is invalid or expired.');
-    const record = await ctx.prisma.accessToken.findUnique({ where: { id: claims.tokenId }, include: { user: true } });
-    if (!record || record.revokedAt || record.userId !== claims.userId || record.expiresAt <= new Date()) {
-      throw unauthenticated('The token is invalid, expired or revoked.');
-    }
+    // One query: the user, provided the token is one of theirs, recorded, unexpired and not revoked.
+    const user = await ctx.prisma.user.findFirst({
+      where: { id: claims.userId, accessTokens: { some: { id: claims.tokenId, revokedAt: null, expiresAt: { gt: new Date() } } } },
+    });
+    if (!user) throw unauthenticated('The token is invalid, expired or revoked.');
     if (options.recentSignIn && Date.now() - claims.issuedAt.getTime() > maxAgeMs) throw reauthRequired();
-    res.locals.auth = { user: record.user, tokenId: record.id, issuedAt: claims.issuedAt };
+    res.locals.auth = { user, tokenId: claims.tokenId, issuedAt: claims.issuedAt };
     next();
   };
 }

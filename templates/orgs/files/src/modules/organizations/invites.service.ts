@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../http/database-errors.js';
 import { sendMail } from '../../mail/outgoing-mail.js';
 import { hashToken, randomToken } from '../auth/one-time-tokens.js';
 import { inviteMail } from './invite-mail.js';
-import type { Membership } from './membership.js';
+import type { Membership, MembershipWithOrganization } from './membership.js';
 import type { InviteInput } from './organization.schemas.js';
 import {
   toInviteView,
@@ -55,7 +55,7 @@ export interface CreatedInvite {
  * that cannot be sent leaves the invite in place: the answer says emailSent: false, and the caller
  * can share inviteUrl another way.
  */
-export async function createInvite(ctx: AppContext, membership: Membership, input: InviteInput): Promise<CreatedInvite> {
+export async function createInvite(ctx: AppContext, membership: MembershipWithOrganization, input: InviteInput): Promise<CreatedInvite> {
   const { organizationId } = membership;
   if (input.role === 'admin' && membership.role !== 'owner') throw forbidden('Only an owner can invite an admin.');
   const member = await ctx.prisma.orgMember.findFirst({ where: { organizationId, user: { email: input.email } } });

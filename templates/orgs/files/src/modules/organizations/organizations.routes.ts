@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { validate } from '../../http/validate.js';
 import { currentAuth, requireAuth } from '../auth/guard.js';
 import * as invites from './invites.service.js';
-import { findMembership, type Membership } from './membership.js';
+import { findMembership, findMembershipWithOrganization, type Membership } from './membership.js';
 import * as members from './members.service.js';
 import { changeRoleBody, createOrganizationBody, inviteBody, updateOrganizationBody } from './organization.schemas.js';
 import { toOrganizationView } from './organization-views.js';
@@ -43,7 +43,7 @@ export function createOrganizationRoutes(ctx: AppContext): Router {
   });
 
   router.get('/api/organizations/:orgId', auth, async (req, res) => {
-    const membership = await membershipOf(req, res);
+    const membership = await findMembershipWithOrganization(ctx, param(req, 'orgId'), currentAuth(res).user.id);
     res.json({ organization: toOrganizationView(membership.organization, membership.role) });
   });
 
@@ -62,7 +62,7 @@ export function createOrganizationRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/organizations/:orgId/invite', ctx.rateLimit('invite-create'), auth, async (req, res) => {
-    const membership = await membershipOf(req, res);
+    const membership = await findMembershipWithOrganization(ctx, param(req, 'orgId'), currentAuth(res).user.id);
     requireRole(membership.role, ['owner', 'admin']);
     const input = validate(inviteBody, req.body);
     res.status(201).json(await invites.createInvite(ctx, membership, input));
