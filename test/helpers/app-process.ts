@@ -30,6 +30,8 @@ export interface AppProcess {
   child: ChildProcess;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
+  /** Resolves once the output matches (logs are written asynchronously); rejects after timeoutMs. */
+  waitForOutput(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
   stop(): Promise<number | null>;
 }
 
@@ -71,6 +73,13 @@ export async function startAppProcess(dir: string, env: Record<string, string>):
     port,
     child,
     output: () => collected.text,
+    waitForOutput: async (pattern, timeoutMs = 3000) => {
+      const matches = () => (typeof pattern === 'string' ? collected.text.includes(pattern) : pattern.test(collected.text));
+      for (const deadline = Date.now() + timeoutMs; !matches(); ) {
+        if (Date.now() > deadline) throw new Error(`the app never printed ${pattern}:\n${collected.text.slice(-2000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;

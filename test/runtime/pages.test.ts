@@ -433,7 +433,7 @@ describe('organizations', () => {
     expect(ownerTab.errors).toEqual([]);
     expect(inviteeTab.errors).toEqual([failedLoad(410, `/api/organizations/invite/${revoked.split('/invite/')[1]}`)]);
     // The request log names the page's route, never the invite link's token.
-    expect(running.app.output()).toContain('"path":"/invite/:token"');
+    await running.app.waitForOutput('"path":"/invite/:token"');
     expect(running.app.output()).not.toContain(link.split('/invite/')[1]);
   });
 });

@@ -12,7 +12,7 @@ import type { PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
 import { register as registerAccount, uniqueEmail } from '../helpers/accounts.js';
 import { sqliteFixtureWithChecks } from './project-checks.js';
-import { base32Decode, currentStep, hotp, nextCode, sleep, totpAt, wrongCode, type TotpDevice } from '../helpers/totp-codes.js';
+import { base32Decode, currentStep, hotp, nextCode, totpAt, wrongCode, type TotpDevice } from '../helpers/totp-codes.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** Tests that may wait for the next 30-second time step. */
@@ -353,8 +353,7 @@ function describeTotpApp(setup: TotpSetup): void {
       const refused = await call(rekeyed.url, '/api/auth/2fa/verify', { json: { mfaToken: login.body.mfaToken, code: await nextCode(account) } });
       expectError(refused, 401, 'INVALID_CODE');
       // The process writes its log lines asynchronously.
-      for (let wait = 0; wait < 40 && !rekeyed.output().includes('cannot decrypt the TOTP secret'); wait++) await sleep(50);
-      expect(rekeyed.output()).toContain('cannot decrypt the TOTP secret');
+      await rekeyed.waitForOutput('cannot decrypt the TOTP secret');
       const rescued = await call(rekeyed.url, '/api/auth/2fa/verify', { json: { mfaToken: login.body.mfaToken, recoveryCode: account.recoveryCodes[9] } });
       expectTokenResponse(rescued, account);
     } finally {
