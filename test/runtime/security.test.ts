@@ -397,6 +397,8 @@ describe('finding 8 (low): the rest', () => {
       db.close();
     }
     expect((await api('/readyz')).status).toBe(200);
+    // The lock is gone for writes too (libSQL kept a read open after SQLITE_BUSY until the client reconnected).
+    expect((await api('/api/auth/register', { json: { email: uniqueEmail('after-lock'), password: PASSWORD } })).status).toBe(201);
   }, 30_000);
 
   // Before: no Cache-Control on answers carrying tokens, secrets or recovery codes.
