@@ -40,7 +40,7 @@
 //   node bench/cases/http.mjs                  (standalone: prints the table, then the JSON)
 //   BENCH_ONLY=http npm run bench              (through bench/run.js; stored in bench/results.json)
 // Environment: BENCH_HTTP_APP=<dir> uses an app already generated, installed and built there;
-// BENCH_HTTP_SCALE=0.5 scales every request count (default 1).
+// BENCH_HTTP_SCALE=0.5 scales every request count (default 1); BENCH_HTTP_ROUNDS=5 (default 3).
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,7 +55,7 @@ const FIXTURE = 'full';
 const MEMBERS = 10_000;
 const ORGANIZATIONS_OF_USER = 200;
 const CONCURRENCY = 8;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 const COLD_STARTS = 5;
 const SCALE = Number(process.env.BENCH_HTTP_SCALE ?? 1);
 /** Requests per round per server, chosen so one load lasts about 1 to 4 s here. */
@@ -477,18 +477,23 @@ export async function run({ root }) {
     const perRound = (a, b) => runsOf[a].map((run, i) => round2(run.rps / runsOf[b][i].rps));
     const coldStartMs = Object.fromEntries(Object.entries(coldStarts).map(([name, runs]) => [name, { medianMs: Math.round(median(runs)), runsMs: runs.map(Math.round) }]));
 
+    // The same throughput ratio from server CPU time per request (b's µs ÷ a's µs): what the
+    // req/s ratio tends to on a quiet machine where each server saturates its core. Shown next to
+    // each req/s ratio; the targets are judged on req/s, as the issue states them.
+    const cpu = (endpoint, name) => figures[endpoint][name].serverCpuUsPerRequest;
+    const byCpu = (a, b) => round2(cpu(...b.split('.')) / cpu(...a.split('.')));
     const checks = [
-      check('/api/auth/me ÷ own /healthz', round2(rps('authMe', 'gatekit') / rps('healthz', 'gatekit')), '≥', TARGETS.authMeVsHealthzAtLeast, perRound('authMe.gatekit', 'healthz.gatekit')),
+      check('/api/auth/me ÷ own /healthz', round2(rps('authMe', 'gatekit') / rps('healthz', 'gatekit')), '≥', TARGETS.authMeVsHealthzAtLeast, perRound('authMe.gatekit', 'healthz.gatekit'), byCpu('authMe.gatekit', 'healthz.gatekit')),
       check('members p99 (ms)', figures.members.gatekit.p99Ms, '≤', TARGETS.membersP99MsAtMost, figures.members.gatekit.rounds.map((one) => one.p99Ms)),
-      check('members ÷ own /healthz', round2(rps('members', 'gatekit') / rps('healthz', 'gatekit')), '≥', TARGETS.membersVsHealthzAtLeast, perRound('members.gatekit', 'healthz.gatekit')),
-      check('/healthz ÷ bare Express 5 + helmet', round2(rps('healthz', 'gatekit') / rps('healthz', 'bare')), '≥', TARGETS.healthzVsBareAtLeast, perRound('healthz.gatekit', 'healthz.bare')),
+      check('members ÷ own /healthz', round2(rps('members', 'gatekit') / rps('healthz', 'gatekit')), '≥', TARGETS.membersVsHealthzAtLeast, perRound('members.gatekit', 'healthz.gatekit'), byCpu('members.gatekit', 'healthz.gatekit')),
+      check('/healthz ÷ bare Express 5 + helmet', round2(rps('healthz', 'gatekit') / rps('healthz', 'bare')), '≥', TARGETS.healthzVsBareAtLeast, perRound('healthz.gatekit', 'healthz.bare'), byCpu('healthz.gatekit', 'healthz.bare')),
       check('peak RSS ÷ peer', round2(memory.gatekit.peakMiB / memory.peer.peakMiB), '≤', TARGETS.peakRssVsPeerAtMost),
-      check('cold start (ms)', coldStartMs.gatekit.medianMs, '≤', TARGETS.coldStartMsAtMost, coldStartMs.gatekit.runsMs),
+      check('cold start (ms)', coldStartMs.gatekit.medianMs, '≤', TARGETS.coldStartMsAtMost),
     ];
     const vsPeer = {
-      healthz: { ratio: round2(rps('healthz', 'gatekit') / rps('healthz', 'peer')), perRound: perRound('healthz.gatekit', 'healthz.peer'), of: 'req/s, /healthz ÷ peer GET /ok' },
-      authMe: { ratio: round2(rps('authMe', 'gatekit') / rps('authMe', 'peer')), perRound: perRound('authMe.gatekit', 'authMe.peer'), of: 'req/s, /api/auth/me ÷ get-session' },
-      members: { ratio: round2(rps('members', 'gatekit') / rps('members', 'peer')), perRound: perRound('members.gatekit', 'members.peer'), of: 'req/s, members limit 50 ÷ list-members limit 50' },
+      healthz: { ratio: round2(rps('healthz', 'gatekit') / rps('healthz', 'peer')), perRound: perRound('healthz.gatekit', 'healthz.peer'), byServerCpu: byCpu('healthz.gatekit', 'healthz.peer'), of: 'req/s, /healthz ÷ peer GET /ok' },
+      authMe: { ratio: round2(rps('authMe', 'gatekit') / rps('authMe', 'peer')), perRound: perRound('authMe.gatekit', 'authMe.peer'), byServerCpu: byCpu('authMe.gatekit', 'authMe.peer'), of: 'req/s, /api/auth/me ÷ get-session' },
+      members: { ratio: round2(rps('members', 'gatekit') / rps('members', 'peer')), perRound: perRound('members.gatekit', 'members.peer'), byServerCpu: byCpu('members.gatekit', 'members.peer'), of: 'req/s, members limit 50 ÷ list-members limit 50' },
       membersP99: { ratio: round2(figures.members.gatekit.p99Ms / figures.members.peer.p99Ms), of: 'p99 latency, lower is better' },
       peakRss: { ratio: round2(memory.gatekit.peakMiB / memory.peer.peakMiB), of: 'VmHWM, lower is better' },
       coldStart: { ratio: round2(coldStartMs.gatekit.medianMs / coldStartMs.peer.medianMs), of: 'median ms, lower is better' },
@@ -526,9 +531,9 @@ export async function run({ root }) {
   }
 }
 
-function check(figure, value, comparison, target, perRound) {
+function check(figure, value, comparison, target, perRound, byServerCpu) {
   const pass = comparison === '≥' ? value >= target : value <= target;
-  return { figure, value, target: `${comparison} ${target}`, pass, ...(perRound ? { perRound } : {}) };
+  return { figure, value, target: `${comparison} ${target}`, pass, ...(perRound ? { perRound } : {}), ...(byServerCpu !== undefined ? { byServerCpu } : {}) };
 }
 
 function rotate(list, by) {
@@ -560,10 +565,13 @@ export function format(result) {
     `  ${row(['members, middle page', f(e.membersMiddlePage.gatekit), '', ''], widths)}`,
     '',
     '  targets',
-    ...result.targets.map((one) => `    ${one.pass ? 'PASS' : 'FAIL'}  ${one.figure.padEnd(36)} ${String(one.value).padEnd(8)} target ${one.target}${one.perRound ? `   rounds: ${one.perRound.join(', ')}` : ''}`),
+    ...result.targets.map((one) => `    ${one.pass ? 'PASS' : 'FAIL'}  ${one.figure.padEnd(36)} ${String(one.value).padEnd(8)} target ${one.target.padEnd(7)}${one.perRound ? `  rounds: ${one.perRound.join(', ')}` : ''}${one.byServerCpu !== undefined ? `; by server CPU: ${one.byServerCpu}` : ''}`.trimEnd()),
+    `          cold start runs (ms): gatekit ${result.coldStartMs.gatekit.runsMs.join(', ')}; peer ${result.coldStartMs.peer.runsMs.join(', ')}; bare ${result.coldStartMs.bare.runsMs.join(', ')}`,
     '',
     '  gatekit ÷ better auth peer',
-    ...Object.entries(result.vsPeer).map(([name, one]) => `    ${name.padEnd(12)} ${String(one.ratio).padEnd(6)} ${one.of}${one.perRound ? `   rounds: ${one.perRound.join(', ')}` : ''}`),
+    ...Object.entries(result.vsPeer).map(([name, one]) => `    ${name.padEnd(12)} ${String(one.ratio).padEnd(6)} ${one.of}${one.perRound ? `  rounds: ${one.perRound.join(', ')}` : ''}${one.byServerCpu !== undefined ? `; by server CPU: ${one.byServerCpu}` : ''}`),
+    '  (ratios are of the medians above; "rounds" are the per-round ratios, their spread is the noise;',
+    '   "by server CPU" is the same ratio from CPU time per request, which other load on the machine disturbs less)',
   ];
   return lines;
 }
