@@ -58,7 +58,14 @@ function benchGeneration() {
   const probe = path.join(tmpdir(), `gatekit-bench-probe-${process.pid}`);
   const generated = spawnSync(process.execPath, cli(probe), { cwd: root, env: { ...process.env, CI: 'true' } });
   if (generated.status !== 0) throw new Error('generation failed');
-  const files = summary.files.map((file) => ({ path: file.path, content: readFileSync(path.join(probe, file.path), 'utf8') }));
+  // Read back what was written (not the dry run's paths: a migration folder is named after the
+  // second it was generated in, and the two runs may straddle a second).
+  const files = readdirSync(probe, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(probe, path.join(entry.parentPath ?? entry.path, entry.name)))
+    .sort()
+    .map((file) => ({ path: file, content: readFileSync(path.join(probe, file), 'utf8') }));
+  if (files.length !== summary.files.length) throw new Error(`the generator wrote ${files.length} files, its dry run listed ${summary.files.length}`);
   rmSync(probe, { recursive: true, force: true });
   const manifest = path.join(tmpdir(), `gatekit-bench-files-${process.pid}.json`);
   writeFileSync(manifest, JSON.stringify(files));
