@@ -5,6 +5,8 @@
  */
 export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   // runtime
+  '@auth/express': '^0.12.3',
+  '@clerk/backend': '^3.25.0',
   '@prisma/adapter-better-sqlite3': '7.10.0',
   '@prisma/adapter-mariadb': '7.10.0',
   '@prisma/adapter-pg': '7.10.0',
