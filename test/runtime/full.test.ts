@@ -27,8 +27,12 @@ describe('full fixture (every module of this release, SQLite)', () => {
 
   it('has every module of this release and lists its sign-in methods', async () => {
     const modules = JSON.parse(readFileSync(path.join(fixture().dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id);
-    expect(modules).toEqual(['base', 'jwt', 'magic-link', 'totp', 'orgs']);
+    const providers = ['apple', 'discord', 'facebook', 'github', 'gitlab', 'google', 'linkedin', 'microsoft', 'oidc', 'slack', 'twitch', 'twitter'];
+    const hosted = ['clerk', 'authjs', 'auth0', 'supabase', 'totp'];
+    expect(modules).toEqual(['base', 'jwt', 'magic-link', 'identities', 'oauth', ...providers, 'hosted', 'hosted-token', ...hosted, 'orgs']);
     const { body } = await call(running.app.url, '/api/auth/providers');
-    expect(body).toEqual({ methods: ['password', 'magic_link'], oauth: [], hosted: ['totp'] });
+    expect(body.methods).toEqual(['password', 'magic_link']);
+    expect(body.oauth.map((provider: { id: string; configured: boolean }) => [provider.id, provider.configured])).toEqual(providers.map((id) => [id, false]));
+    expect(body.hosted).toEqual(hosted);
   });
 });

@@ -25,6 +25,27 @@ function pinToApiUrl(apiUrl: string): RequestHandler {
   };
 }
 
+/** Auth.js's error types, as the codes the front end's callback page knows from OAuth sign-ins (CONTRACT B.6). */
+const ERROR_CODES: Record<string, string> = {
+  AccessDenied: 'access_denied',
+  Verification: 'invalid_token',
+  MissingCSRF: 'invalid_state',
+  OAuthAccountNotLinked: 'account_exists',
+  AccountNotLinked: 'account_exists',
+};
+
+/**
+ * Auth.js sends a failed sign-in (a used or expired link, a stale form) to its error page, which
+ * answers some client mistakes with a 500 page. The app sends the browser to the front end's
+ * callback page instead, like a failed OAuth sign-in: {APP_URL}/auth/callback?error=<code>.
+ */
+function toFrontEndError(appUrl: string): RequestHandler {
+  return (req, res) => {
+    const type = typeof req.query.error === 'string' ? req.query.error : '';
+    res.redirect(302, `${appUrl}/auth/callback?${new URLSearchParams({ error: ERROR_CODES[type] ?? 'provider_error' })}`);
+  };
+}
+
 /**
  * Auth.js under /api/auth/authjs (CONTRACT B.7), and POST /api/auth/authjs/exchange, which turns
  * the browser's Auth.js session into the app's token response (or the mfa answer). Only Auth.js's
@@ -59,7 +80,8 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
   // Starting a sign-in may send a mail: rate limited per client IP.
   auth.post('/signin/:provider', ctx.rateLimit('authjs-sign-in'), ...handle);
   auth.post(['/signout', '/callback/:provider'], ...handle);
-  auth.get(['/csrf', '/providers', '/session', '/signin', '/signout', '/verify-request', '/error', '/callback/:provider'], ...handle);
+  auth.get(['/csrf', '/providers', '/session', '/signin', '/signout', '/verify-request', '/callback/:provider'], ...handle);
+  auth.get('/error', toFrontEndError(ctx.config.APP_URL));
   router.use(AUTHJS_PATH, auth);
   return router;
 }
