@@ -51,7 +51,7 @@ async function verifyAccessToken(token: string, settings: Auth0Settings): Promis
  * the token to include the `<tenant>/userinfo` audience, which Auth0 adds when the front end asks
  * for the `openid` scope.
  */
-async function fetchProfile(token: string, subject: string, settings: Auth0Settings): Promise<HostedProfile> {
+async function fetchProfile(subject: string, token: string, settings: Auth0Settings): Promise<HostedProfile> {
   const { status, body } = await getServiceJson('auth0', `${settings.issuer}userinfo`, { authorization: `Bearer ${token}` });
   if (status === 401 || status === 403) throw new TokenRefused('auth0 /userinfo refused the token (was it issued with the openid scope?)');
   if (status !== 200 || typeof body !== 'object' || body === null) throw new ServiceUnavailable(`auth0 /userinfo answered HTTP ${status}`);
@@ -72,7 +72,8 @@ export const auth0: TokenService<Auth0Settings> = {
   name: 'Auth0',
   requiredEnv: ['AUTH0_ISSUER_BASE_URL', 'AUTH0_AUDIENCE'],
   settings: settingsOf,
-  identify: async (token, settings) => fetchProfile(token, await verifyAccessToken(token, settings), settings),
+  verify: verifyAccessToken,
+  profile: fetchProfile,
 };
 
 export const createAuth0Routes = (ctx: AppContext) => createTokenExchangeRoutes(ctx, auth0);

@@ -83,7 +83,8 @@ export const clerk: TokenService<ClerkSettings> = {
   name: 'Clerk',
   requiredEnv: ['CLERK_SECRET_KEY', 'CLERK_JWT_KEY', 'CLERK_AUTHORIZED_PARTIES', 'CLERK_ISSUER (or CLERK_PUBLISHABLE_KEY)'],
   settings: settingsOf,
-  identify: async (token, settings) => fetchProfile(await verifySessionToken(token, settings), settings),
+  verify: verifySessionToken,
+  profile: (subject, _token, settings) => fetchProfile(subject, settings),
 };
 
 export const createClerkRoutes = (ctx: AppContext) => createTokenExchangeRoutes(ctx, clerk);

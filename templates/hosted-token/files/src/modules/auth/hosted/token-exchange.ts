@@ -13,9 +13,11 @@ export interface TokenService<Settings> extends HostedService {
   settings(config: Config): Settings | undefined;
   /**
    * Verifies the token (pinned algorithms, exact issuer and audience, keys never from the token)
-   * and asks the service's API who it belongs to. Throws TokenRefused or ServiceUnavailable.
+   * and returns its subject. Throws TokenRefused, or ServiceUnavailable when the keys cannot be had.
    */
-  identify(token: string, settings: Settings): Promise<HostedProfile>;
+  verify(token: string, settings: Settings): Promise<string>;
+  /** Asks the service's API who the subject is. Throws TokenRefused or ServiceUnavailable. */
+  profile(subject: string, token: string, settings: Settings): Promise<HostedProfile>;
 }
 
 /** Three base64url parts; the signature may be empty (`alg: none`), which the verifier refuses. */
@@ -26,7 +28,7 @@ const serviceUnavailable = (service: HostedService) =>
 
 async function identifyOrFail<Settings>(ctx: AppContext, service: TokenService<Settings>, token: string, settings: Settings): Promise<HostedProfile> {
   try {
-    return await service.identify(token, settings);
+    return await service.profile(await service.verify(token, settings), token, settings);
   } catch (error) {
     // The reason names a check or a path, never the token.
     if (error instanceof TokenRefused) {

@@ -47,7 +47,7 @@ async function verifyAccessToken(token: string, settings: SupabaseSettings): Pro
  * is set: `user_metadata.email_verified`, in the token and here, is written by the user
  * themselves (PUT /auth/v1/user), so it is never read.
  */
-async function fetchProfile(token: string, subject: string, settings: SupabaseSettings): Promise<HostedProfile> {
+async function fetchProfile(subject: string, token: string, settings: SupabaseSettings): Promise<HostedProfile> {
   const { status, body } = await getServiceJson('supabase', `${settings.authUrl}/user`, { authorization: `Bearer ${token}`, apikey: settings.anonKey });
   const answer = (body ?? {}) as Record<string, unknown>;
   if (status === 400 || status === 401 || status === 403) {
@@ -73,7 +73,8 @@ export const supabase: TokenService<SupabaseSettings> = {
   name: 'Supabase',
   requiredEnv: ['SUPABASE_URL', 'SUPABASE_ANON_KEY'],
   settings: settingsOf,
-  identify: async (token, settings) => fetchProfile(token, await verifyAccessToken(token, settings), settings),
+  verify: verifyAccessToken,
+  profile: fetchProfile,
 };
 
 export const createSupabaseRoutes = (ctx: AppContext) => createTokenExchangeRoutes(ctx, supabase);
