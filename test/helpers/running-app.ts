@@ -44,12 +44,18 @@ export function useRunningApp(options: {
     ...options.env?.(),
     ...extra,
   });
+  let stopping = false;
   beforeAll(async () => {
     mail = await startMailCatcher();
     databaseUrl = options.databaseUrl();
     app = await startAppProcess(options.fixture().dir, env());
+    // An app that dies under the tests says why, instead of leaving only refused connections.
+    app.child.once('exit', (code, signal) => {
+      if (!stopping) console.error(`the app exited on its own (code ${code}, signal ${signal}); its output:\n${app?.output()}`);
+    });
   });
   afterAll(async () => {
+    stopping = true;
     await app?.stop();
     await mail?.close();
   });

@@ -30,10 +30,20 @@ function safeRedirect(config: Config, url: string): string {
   return config.APP_URL;
 }
 
-/** Auth.js's messages go to the app's JSON log: the error type and its message, never a request or a token. */
+/** An Auth.js error as a log entry: its type, its message without the link to the docs, and what caused it. */
+function describeError(error: Error) {
+  const cause = (error.cause as { err?: unknown } | undefined)?.err;
+  return {
+    type: (error as { type?: string }).type ?? error.name,
+    message: error.message.replace(/\s*Read more at \S+$/, '') || undefined,
+    cause: cause instanceof Error ? cause.name : undefined,
+  };
+}
+
+/** Auth.js's messages go to the app's JSON log, never a request or a token. */
 function authjsLogger(logger: Logger): ExpressAuthConfig['logger'] {
   return {
-    error: (error) => logger.warn({ authjs: { type: (error as { type?: string }).type ?? error.name, message: error.message.split('. Read more')[0] } }, 'auth.js error'),
+    error: (error) => logger.warn({ authjs: describeError(error) }, 'auth.js error'),
     warn: (warning) => logger.warn({ authjs: { warning } }, 'auth.js warning'),
     debug: () => {},
   };

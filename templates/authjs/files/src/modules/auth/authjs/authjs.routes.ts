@@ -79,8 +79,8 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
   const handle = [pinToApiUrl(ctx.config.API_URL), ExpressAuth(options)];
   // Starting a sign-in may send a mail: rate limited per client IP.
   auth.post('/signin/:provider', ctx.rateLimit('authjs-sign-in'), ...handle);
-  auth.post(['/signout', '/callback/:provider'], ...handle);
-  auth.get(['/csrf', '/providers', '/session', '/signin', '/signout', '/verify-request', '/callback/:provider'], ...handle);
+  for (const path of ['/signout', '/callback/:provider']) auth.post(path, ...handle);
+  for (const path of ['/csrf', '/providers', '/session', '/signin', '/signout', '/verify-request', '/callback/:provider']) auth.get(path, ...handle);
   auth.get('/error', toFrontEndError(ctx.config.APP_URL));
   router.use(AUTHJS_PATH, auth);
   return router;
