@@ -60,6 +60,17 @@ describe('POST /api/auth/auth0/exchange', () => {
     expect(await app.context.prisma.account.count({ where: { userId: user.id } })).toBe(0);
   });
 
+  it('takes AUTH0_ISSUER_BASE_URL with its trailing slash as well', async () => {
+    const withSlash = await startTestApp({ AUTH0_ISSUER_BASE_URL: issuer, AUTH0_AUDIENCE: AUDIENCE });
+    try {
+      userinfo('auth0|epsilon', uniqueEmail('auth0'), true);
+      const response = await withSlash.request('/api/auth/auth0/exchange', { method: 'POST', headers: { authorization: `Bearer ${await accessToken('auth0|epsilon')}` } });
+      expect(response.status).toBe(200);
+    } finally {
+      await withSlash.close();
+    }
+  });
+
   it('answers 503 SERVICE_UNAVAILABLE when /userinfo fails', async () => {
     stub.answer('/userinfo', { status: 502, json: { error: 'bad_gateway' } });
     const response = await exchange(await accessToken('auth0|delta'));
