@@ -5,6 +5,8 @@
  */
 export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   // runtime
+  '@auth/express': '^0.12.3',
+  '@clerk/backend': '^3.25.0',
   '@libsql/client': '^0.17.0',
   '@prisma/adapter-better-sqlite3': '7.10.0',
   '@prisma/adapter-libsql': '7.10.0',

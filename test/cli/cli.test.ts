@@ -129,7 +129,10 @@ describe('list', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^jwt\s+direct\s+1\.0\s+/m);
     expect(result.stdout).toMatch(/^pages\s+module\s+3\.2\s+built-in pages/m);
+    expect(result.stdout).toMatch(/^clerk\s+hosted\s+3\.0\s+Clerk/m);
+    expect(result.stdout).toMatch(/^supabase\s+hosted\s+3\.1\s+/m);
     expect(result.stdout).not.toMatch(/^base\s/m);
+    expect(result.stdout).not.toMatch(/^(hosted|hosted-token|identities|oauth)\s/m);
   });
 
   it('--json and --template-version filter by tag', () => {

@@ -44,7 +44,7 @@ export interface Hop {
 }
 
 /** One request with the jar's cookies, never following redirects. */
-export async function visit(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Hop> {
+export async function visit(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string>; body?: string; headers?: Record<string, string> } = {}): Promise<Hop> {
   const cookie = jar.header(url);
   const response = await fetch(url, {
     method: init.method ?? (init.form ? 'POST' : 'GET'),
@@ -54,7 +54,7 @@ export async function visit(jar: CookieJar, url: string, init: { method?: string
       ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       ...init.headers,
     },
-    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+    body: init.form ? new URLSearchParams(init.form).toString() : init.body,
   });
   jar.capture(url, response);
   const location = response.headers.get('location') ?? undefined;

@@ -50,6 +50,7 @@ export function useRunningApp(options: {
     ...options.env?.(),
     ...extra,
   });
+  let stopping = false;
   beforeAll(async () => {
     mail = await startMailCatcher();
     databaseUrl = options.databaseUrl();
@@ -58,8 +59,13 @@ export function useRunningApp(options: {
       self = { PORT: String(port), API_URL: `http://localhost:${port}` };
     }
     app = await startAppProcess(options.fixture().dir, { ...env(), ...self });
+    // An app that dies under the tests says why, instead of leaving only refused connections.
+    app.child.once('exit', (code, signal) => {
+      if (!stopping) console.error(`the app exited on its own (code ${code}, signal ${signal}); its output:\n${app?.output()}`);
+    });
   });
   afterAll(async () => {
+    stopping = true;
     await app?.stop();
     await mail?.close();
   });

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
-import { findDrift } from '../helpers/schema-engine.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareFixture, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { createTempPgSchema, findDrift, type TempPgSchema } from '../helpers/schema-engine.js';
 
 function sourceFiles(dir: string, root = dir): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -116,4 +116,26 @@ export function sqliteFixtureWithChecks(name: string): () => PreparedFixture {
     projectChecks({ fixture: () => fixture, db: 'sqlite', databaseUrl: () => `file:${path.join(fixture.dir, 'dev.db')}` });
   });
   return () => fixture;
+}
+
+/**
+ * Prepares a PostgreSQL fixture in a throwaway schema (generate, install, build, migrate) before
+ * the tests of the enclosing describe, runs the project checks on it, drops the schema afterwards,
+ * and returns getters for the fixture and its database URL.
+ */
+export function postgresFixtureWithChecks(name: string): { fixture: () => PreparedFixture; databaseUrl: () => string } {
+  let fixture: PreparedFixture;
+  let database: TempPgSchema;
+  beforeAll(async () => {
+    database = await createTempPgSchema();
+    fixture = prepareFixture(name, database.url);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  const databaseUrl = () => database.url;
+  describe('the generated project', () => {
+    projectChecks({ fixture: () => fixture, db: 'postgresql', databaseUrl });
+  });
+  return { fixture: () => fixture, databaseUrl };
 }

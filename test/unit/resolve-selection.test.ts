@@ -103,6 +103,13 @@ describe('resolveSelection', () => {
     expect(ids({ auth: ['magic-link'], hosted: ['totp'], toggles: noFeatures })).toEqual(['base', 'magic-link', 'totp']);
   });
 
+  it('brings the shared hosted machinery with a hosted service, which is a way to sign in on its own', () => {
+    expect(ids({ auth: [], hosted: ['clerk'], toggles: noFeatures })).toEqual(['base', 'identities', 'hosted', 'hosted-token', 'clerk']);
+    expect(ids({ auth: [], hosted: ['authjs', 'totp'], toggles: noFeatures })).toEqual(['base', 'identities', 'hosted', 'authjs', 'totp']);
+    expect(usageError(() => ids({ hosted: ['hosted-token'] }))).toContain('Valid ids: auth0, authjs, clerk, supabase, totp.');
+    expect(usageError(() => ids({ templateVersion: '3.0', hosted: ['supabase'] }))).toContain('first shipped in release 3.1');
+  });
+
   it('refuses a database a chosen module has no migration for', () => {
     expect(usageError(() => ids({ db: 'mysql' }))).toContain('--db mysql is not supported yet');
   });

@@ -5,7 +5,8 @@ import { parseTrustProxy } from './trust-proxy.js';
 /** The placeholder shipped in .env.example; production refuses to start with it. */
 export const JWT_SECRET_PLACEHOLDER = 'replace-with-a-random-secret-of-at-least-32-characters';
 
-const optionalString = z
+/** A setting that may be empty; empty counts as unset. */
+export const optionalString = z
   .string()
   .trim()
   .transform((value) => value || undefined)

@@ -1,0 +1,87 @@
+import { ExpressAuth } from '@auth/express';
+import { Router, type RequestHandler } from 'express';
+import type { AppContext } from '../../../context.js';
+import { invalidToken } from '../../../http/app-error.js';
+import { allowFormBody } from '../../../http/json-body.js';
+import { serviceNotConfigured, signInWithService, type HostedService } from '../hosted/hosted-sign-in.js';
+import { AUTHJS_PATH, authjsOptions } from './authjs-options.js';
+import { profileOf, sessionUser } from './authjs-session.js';
+
+export const authjs: HostedService = { id: 'authjs', name: 'Auth.js' };
+
+/**
+ * Auth.js builds every URL it hands out (the mailed sign-in link, its callbacks and redirects)
+ * from the request it is given, and @auth/express takes that from the request's Host and protocol,
+ * which the client chooses. So before Auth.js sees a request, both are set from API_URL.
+ */
+function pinToApiUrl(apiUrl: string): RequestHandler {
+  const { host, protocol } = new URL(apiUrl);
+  return (req, _res, next) => {
+    req.headers.host = host;
+    delete req.headers['x-forwarded-host'];
+    delete req.headers['x-forwarded-proto'];
+    Object.defineProperty(req, 'protocol', { value: protocol.slice(0, -1), configurable: true });
+    next();
+  };
+}
+
+/** Auth.js's error types, as the codes the front end's callback page knows from OAuth sign-ins (CONTRACT B.6). */
+const ERROR_CODES: Record<string, string> = {
+  AccessDenied: 'access_denied',
+  Verification: 'invalid_token',
+  MissingCSRF: 'invalid_state',
+  OAuthAccountNotLinked: 'account_exists',
+  AccountNotLinked: 'account_exists',
+};
+
+/**
+ * Auth.js sends a failed sign-in (a used or expired link, a stale form) to its error page, which
+ * answers some client mistakes with a 500 page. The app sends the browser to the front end's
+ * callback page instead, like a failed OAuth sign-in: {APP_URL}/auth/callback?error=<code>.
+ */
+function toFrontEndError(appUrl: string): RequestHandler {
+  return (req, res) => {
+    const type = typeof req.query.error === 'string' ? req.query.error : '';
+    res.redirect(302, `${appUrl}/auth/callback?${new URLSearchParams({ error: ERROR_CODES[type] ?? 'provider_error' })}`);
+  };
+}
+
+/**
+ * Auth.js under /api/auth/authjs (CONTRACT B.7), and POST /api/auth/authjs/exchange, which turns
+ * the browser's Auth.js session into the app's token response (or the mfa answer). Only Auth.js's
+ * documented actions are passed to it; anything else under the prefix is the app's 404.
+ */
+export function createAuthjsRoutes(ctx: AppContext): Router {
+  const router = Router();
+  const secret = ctx.config.AUTH_SECRET;
+  if (!secret) {
+    router.use(AUTHJS_PATH, () => {
+      throw serviceNotConfigured(authjs, ['AUTH_SECRET']);
+    });
+    return router;
+  }
+
+  router.post(`${AUTHJS_PATH}/exchange`, ctx.rateLimit('authjs-exchange'), async (req, res) => {
+    const user = await sessionUser(ctx, req);
+    if (!user) throw invalidToken('No Auth.js session: sign in with Auth.js first.');
+    res.json(await signInWithService(ctx, authjs, profileOf(user)));
+  });
+
+  const options = authjsOptions(ctx, secret);
+  // Auth.js's own pages post HTML forms; everything else the app takes is JSON.
+  for (const { id } of options.providers.map((provider) => (typeof provider === 'function' ? provider() : provider))) {
+    allowFormBody(`${AUTHJS_PATH}/signin/${id}`);
+    allowFormBody(`${AUTHJS_PATH}/callback/${id}`);
+  }
+  allowFormBody(`${AUTHJS_PATH}/signout`);
+
+  const auth = Router();
+  const handle = [pinToApiUrl(ctx.config.API_URL), ExpressAuth(options)];
+  // Starting a sign-in may send a mail: rate limited per client IP.
+  auth.post('/signin/:provider', ctx.rateLimit('authjs-sign-in'), ...handle);
+  for (const path of ['/signout', '/callback/:provider']) auth.post(path, ...handle);
+  for (const path of ['/csrf', '/providers', '/session', '/signin', '/signout', '/verify-request', '/callback/:provider']) auth.get(path, ...handle);
+  auth.get('/error', toFrontEndError(ctx.config.APP_URL));
+  router.use(AUTHJS_PATH, auth);
+  return router;
+}

@@ -1,0 +1,42 @@
+import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { ServiceUnavailable, TokenRefused } from './service-errors.js';
+import { callService } from './service-http.js';
+
+const keySets = new Map<string, JWTVerifyGetKey>();
+
+/**
+ * A service's published keys (its JWKS), fetched through callService (so a dead or slow key
+ * endpoint is ServiceUnavailable) and cached by jose for 10 minutes; a token naming an unknown
+ * `kid` makes it look again, at most every 30 seconds. Keys come only from here: a token's own
+ * `jwk` or `jku` header is never used.
+ */
+export function serviceKeys(service: string, jwksUrl: string): JWTVerifyGetKey {
+  let keys = keySets.get(jwksUrl);
+  if (!keys) {
+    keys = createRemoteJWKSet(new URL(jwksUrl), {
+      [customFetch]: (url: string, options: { headers: Headers }) => callService(service, url, { headers: options.headers }),
+    });
+    keySets.set(jwksUrl, keys);
+  }
+  return keys;
+}
+
+/** jose's codes for a token that is malformed, forged, expired, for another issuer or audience, or signed by a key nobody publishes. */
+const TOKEN_FAULT = /^ERR_(JWT_|JWS_|JOSE_ALG_NOT_ALLOWED$|JOSE_NOT_SUPPORTED$|JWKS_NO_MATCHING_KEY$|JWKS_MULTIPLE_MATCHING_KEYS$)/;
+
+/**
+ * jwtVerify with the service's pinned algorithms, issuer and audience, and its failures sorted:
+ * the token's fault is TokenRefused (401), the key endpoint's is ServiceUnavailable (503).
+ */
+export async function verifyServiceToken(service: string, token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTPayload> {
+  try {
+    const { payload } = await jwtVerify(token, keys, { clockTolerance: 5, requiredClaims: ['sub', 'exp'], ...options });
+    return payload;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_')) throw error;
+    if (TOKEN_FAULT.test(code)) throw new TokenRefused(code);
+    // The key set could not be fetched or read (ERR_JWKS_INVALID, ERR_JWKS_TIMEOUT, ERR_JOSE_GENERIC).
+    throw new ServiceUnavailable(`${service} keys could not be used (${code})`);
+  }
+}
