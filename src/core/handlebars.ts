@@ -39,8 +39,12 @@ handlebars.registerHelper('tsLiteral', (value: unknown) => tsLiteral(value));
 
 const cache = new Map<string, HandlebarsTemplateDelegate>();
 
-/** Renders a template text; generated code is not HTML, so nothing is escaped. */
+/**
+ * Renders a template text; generated code is not HTML, so nothing is escaped. A text without
+ * `{{` renders as itself, so it is not compiled (most schema fragments and README sections).
+ */
 export function renderTemplate(source: string, context: object, cacheKey?: string): string {
+  if (!source.includes('{{')) return source;
   let template = cacheKey ? cache.get(cacheKey) : undefined;
   if (!template) {
     template = handlebars.compile(source, { noEscape: true, strict: true });

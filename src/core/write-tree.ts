@@ -17,9 +17,14 @@ export function checkTarget(dir: string, force: boolean): void {
 }
 
 function writeFiles(root: string, tree: FileTree): void {
+  const made = new Set<string>();
   for (const [file, content] of tree.entries()) {
     const target = path.join(root, file);
-    mkdirSync(path.dirname(target), { recursive: true });
+    const folder = path.dirname(target);
+    if (!made.has(folder)) {
+      mkdirSync(folder, { recursive: true });
+      made.add(folder);
+    }
     writeFileSync(target, content);
   }
 }
