@@ -1,4 +1,3 @@
-import { verifyToken } from '@clerk/backend';
 import type { Config } from '../../../config.js';
 import type { AppContext } from '../../../context.js';
 import { displayNameOf, imageOf, plainEmail } from '../identities/profile-fields.js';
@@ -46,6 +45,8 @@ function settingsOf(config: Config): ClerkSettings | undefined {
  * ours; a session still pending (`sts: "pending"`) is not signed in yet.
  */
 async function verifySessionToken(token: string, settings: ClerkSettings): Promise<string> {
+  // Clerk's SDK is loaded on the first exchange, so apps that never see one start without it.
+  const { verifyToken } = await import('@clerk/backend');
   let claims: Record<string, unknown>;
   try {
     claims = await verifyToken(token, { jwtKey: settings.jwtKey, authorizedParties: settings.authorizedParties });

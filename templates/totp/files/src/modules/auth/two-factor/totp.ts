@@ -1,5 +1,4 @@
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 
 /** RFC 6238 as every authenticator app expects it: SHA-1, 6 digits, 30-second steps. */
 const PERIOD_SECONDS = 30;
@@ -24,6 +23,8 @@ export interface Enrollment {
 /** What an authenticator app needs: the secret, its otpauth:// URI and that URI as a QR code. */
 export async function enrollment(secret: string, issuer: string, accountName: string): Promise<Enrollment> {
   const otpauthUrl = totpFor(secret, issuer, accountName).toString();
+  // Loaded on first use: the QR encoder is needed once per enrollment, not to start the app.
+  const { default: QRCode } = await import('qrcode');
   return { secret, otpauthUrl, qrCodeDataUrl: await QRCode.toDataURL(otpauthUrl) };
 }
 
