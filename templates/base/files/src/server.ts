@@ -30,7 +30,10 @@ server.on('error', (error) => {
   process.exit(1);
 });
 
-/** Closes the database, Redis and SMTP connections, then exits; a pool that hangs gets 5 s. */
+/**
+ * Closes the database, Redis and SMTP connections, then exits 0. A pool that does not close within
+ * 5 s (a frozen database never acknowledges) makes it exit 1, saying so.
+ */
 function closeAndExit(): void {
   setTimeout(() => {
     logger.error('connections did not close within 5 s');
@@ -61,8 +64,13 @@ function shutdown(signal: string): void {
     server.closeAllConnections();
   }, config.SHUTDOWN_GRACE_SECONDS * 1000);
   grace.unref();
+  // A keep-alive connection whose request just finished would stay open until the client drops
+  // it; close connections as soon as they fall idle.
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  idle.unref();
   server.close(() => {
     clearTimeout(grace);
+    clearInterval(idle);
     closeAndExit();
   });
   server.closeIdleConnections();
