@@ -9,8 +9,10 @@ import { splitSchema } from './postgres-url.js';
  */
 const timeouts = {
   connectionTimeoutMillis: 5000,
-  query_timeout: 8000,
-  statement_timeout: 7000,
+  statement_timeout: 5000,
+  // A little longer than statement_timeout, so a slow statement is cancelled by the server (the
+  // connection stays usable) and only a silent server meets this one.
+  query_timeout: 6000,
   keepAlive: true,
 };
 
