@@ -173,7 +173,7 @@ describe('PostgreSQL outages', () => {
 });
 
 describe('a mail server that accepts and then hangs', () => {
-  it('invites answer within 15 s with emailSent: false; password forgot stays 202', async () => {
+  it('invites answer within 15 s with emailSent: false; password forgot, magic link and verification stay 202', async () => {
     const smtp = await startHangingSmtp();
     try {
       const app = await startApp({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_SECURE: 'false' });
@@ -188,10 +188,20 @@ describe('a mail server that accepts and then hangs', () => {
       expect(invited.body.emailSent).toBe(false);
       expect(invited.ms).toBeLessThan(15_000);
       const forgot = await timed(app.url, '/api/auth/password/forgot', { json: { email: owner.email } });
-      expect(forgot).toMatchObject({ status: 202, body: { ok: true } });
-      expect(forgot.ms).toBeLessThan(15_000);
+      const magicLink = await timed(app.url, '/api/auth/magic-link/send', { json: { email: owner.email } });
+      const verify = await timed(app.url, '/api/auth/email/verify/send', { method: 'POST', token: owner.token });
+      for (const reply of [forgot, magicLink, verify]) {
+        expect(reply.status, JSON.stringify(reply.body)).toBe(202);
+        expect(reply.ms).toBeLessThan(15_000);
+      }
+      expect(forgot.body).toEqual({ ok: true });
+      expect(magicLink.body).toEqual({ ok: true });
       expect(smtp.connections()).toBeGreaterThanOrEqual(1);
-      report(`hung SMTP: invite answered in ${invited.ms} ms (emailSent false), forgot in ${forgot.ms} ms`);
+      // Four mails in all (the invite's and the three sent after their answers), each cut by the greeting timeout.
+      await app.waitForOutput(/(sending mail failed[\s\S]*){4}/, 20_000);
+      expect(app.output()).toContain('Greeting never received');
+      expect((await call(app.url, '/healthz')).status).toBe(200);
+      report(`hung SMTP: invite answered in ${invited.ms} ms (emailSent false); forgot ${forgot.ms} ms, magic link ${magicLink.ms} ms, verification ${verify.ms} ms (202)`);
     } finally {
       await smtp.close();
     }
