@@ -171,17 +171,18 @@ function probe(url) {
 export const baseEnv = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' });
 
 /**
- * Spawns `node <script>` in cwd with env and PORT, and polls readyPath every 5 ms until it answers
+ * Spawns `node <nodeArgs> <script>` in cwd with env and PORT (stdout to onStdout, else dropped), and polls readyPath every 5 ms until it answers
  * 200. Returns the process, its url and the time from spawn to that first 200.
  */
-export async function startServer({ name, cwd, script, env, readyPath }) {
+export async function startServer({ name, cwd, script, env, readyPath, nodeArgs = [], onStdout }) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd,
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'pipe'],
   });
+  child.stdout?.on('data', onStdout);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
   const url = `http://127.0.0.1:${port}`;
