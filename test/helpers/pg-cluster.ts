@@ -59,10 +59,17 @@ export async function createPgCluster(): Promise<PgCluster> {
       .stdout.split('\n')
       .map((line) => Number(line.trim()))
       .filter((child) => child > 0);
+  /** The postmaster first (so it forks no new backend meanwhile), then each backend; one that just exited is skipped. */
   const signalAll = (signal: NodeJS.Signals) => {
     const pid = postmasterPid();
     process.kill(pid, signal);
-    for (const child of children(pid)) process.kill(child, signal);
+    for (const child of children(pid)) {
+      try {
+        process.kill(child, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
   };
   let frozen = false;
   const cluster: PgCluster = {
