@@ -1,4 +1,3 @@
-import { createClient } from 'redis';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 
@@ -7,7 +6,9 @@ export function reconnectDelay(retries: number): number {
   return Math.min(100 * 2 ** retries, 2000);
 }
 
-function newClient(url: string) {
+/** The client library is imported only when REDIS_URL is set: apps without Redis never load it. */
+async function newClient(url: string) {
+  const { createClient } = await import('redis');
   return createClient({
     url,
     // While Redis is away, commands fail at once (callers count nothing and let the request
@@ -17,7 +18,7 @@ function newClient(url: string) {
   });
 }
 
-export type RedisClient = ReturnType<typeof newClient>;
+export type RedisClient = Awaited<ReturnType<typeof newClient>>;
 
 /**
  * The one Redis connection, when REDIS_URL is set: rate-limit counters, per-address mail limits
@@ -26,7 +27,7 @@ export type RedisClient = ReturnType<typeof newClient>;
  */
 export async function connectRedis(config: Config, logger: Logger): Promise<RedisClient | undefined> {
   if (!config.REDIS_URL) return undefined;
-  const client = newClient(config.REDIS_URL);
+  const client = await newClient(config.REDIS_URL);
   let reachable = true;
   client.on('error', (error: Error) => {
     if (reachable) logger.warn({ err: error }, 'redis unreachable; reconnecting, and counting nothing meanwhile');

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 
@@ -36,22 +36,29 @@ export function createMailer(config: Config, logger: Logger): Mailer {
       close: () => {},
     };
   }
-  const transport = nodemailer.createTransport({
-    host: config.SMTP_HOST,
-    port: config.SMTP_PORT,
-    secure: config.SMTP_SECURE,
-    auth: config.SMTP_USER ? { user: config.SMTP_USER, pass: config.SMTP_PASS ?? '' } : undefined,
-    // nodemailer waits 2 minutes for a connection and 10 for a silent socket by default; a mail
-    // server that hangs must not hold a request longer than a few seconds.
-    connectionTimeout: 5000,
-    greetingTimeout: 5000,
-    socketTimeout: 10_000,
-  });
+  // nodemailer is imported with the first mail, not at start; the pool it makes is kept.
+  let transport: Promise<Transporter> | undefined;
+  const smtp = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: config.SMTP_HOST,
+        port: config.SMTP_PORT,
+        secure: config.SMTP_SECURE,
+        auth: config.SMTP_USER ? { user: config.SMTP_USER, pass: config.SMTP_PASS ?? '' } : undefined,
+        // nodemailer waits 2 minutes for a connection and 10 for a silent socket by default; a mail
+        // server that hangs must not hold a request longer than a few seconds.
+        connectionTimeout: 5000,
+        greetingTimeout: 5000,
+        socketTimeout: 10_000,
+      }),
+    ));
   return {
     configured: true,
     send: async (message) => {
-      await transport.sendMail({ from: config.MAIL_FROM, ...message });
+      await (await smtp()).sendMail({ from: config.MAIL_FROM, ...message });
     },
-    close: () => transport.close(),
+    close: () => {
+      void transport?.then((opened) => opened.close());
+    },
   };
 }

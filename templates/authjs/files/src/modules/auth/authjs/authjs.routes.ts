@@ -1,4 +1,4 @@
-import { ExpressAuth } from '@auth/express';
+import type { ExpressAuthConfig } from '@auth/express';
 import { Router, type RequestHandler } from 'express';
 import type { AppContext } from '../../../context.js';
 import { invalidToken } from '../../../http/app-error.js';
@@ -22,6 +22,19 @@ function pinToApiUrl(apiUrl: string): RequestHandler {
     delete req.headers['x-forwarded-proto'];
     Object.defineProperty(req, 'protocol', { value: protocol.slice(0, -1), configurable: true });
     next();
+  };
+}
+
+/**
+ * @auth/express (with all of Auth.js) is imported on the first request that needs it, not when
+ * the app starts: it is the largest import of the app, and most processes never serve a sign-in
+ * page. The promise is kept, so it is imported once.
+ */
+function lazyExpressAuth(options: ExpressAuthConfig): RequestHandler {
+  let handler: Promise<RequestHandler> | undefined;
+  return (req, res, next) => {
+    handler ??= import('@auth/express').then(({ ExpressAuth }) => ExpressAuth(options));
+    handler.then((handle) => handle(req, res, next)).catch(next);
   };
 }
 
@@ -76,7 +89,7 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
   allowFormBody(`${AUTHJS_PATH}/signout`);
 
   const auth = Router();
-  const handle = [pinToApiUrl(ctx.config.API_URL), ExpressAuth(options)];
+  const handle = [pinToApiUrl(ctx.config.API_URL), lazyExpressAuth(options)];
   // Starting a sign-in may send a mail: rate limited per client IP.
   auth.post('/signin/:provider', ctx.rateLimit('authjs-sign-in'), ...handle);
   for (const path of ['/signout', '/callback/:provider']) auth.post(path, ...handle);
