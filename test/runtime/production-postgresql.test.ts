@@ -233,6 +233,9 @@ describe('Redis outage under REDIS_URL', () => {
     await app.waitForOutput('error from store, allowing request without rate-limiting');
     expect(app.output()).toMatch(/"level":40[^\n]*redis unreachable/);
     report(`Redis stopped: logins answered ${during.map((reply) => reply.ms).join(', ')} ms, none limited`);
+    // Longer than a fixed count of retries would last (the old client gave up after five, about 3 s).
+    await sleep(10_000);
+    expect((await login()).status).toBe(401);
 
     const back = Date.now();
     await redis.start();
