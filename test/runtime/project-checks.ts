@@ -119,10 +119,10 @@ export function sqliteFixtureWithChecks(name: string): () => PreparedFixture {
 }
 
 /**
- * Prepares a PostgreSQL fixture (generate, install, build; shared with other test files of the run)
- * and migrates a throwaway schema for it before
- * the tests of the enclosing describe, runs the project checks on it, drops the schema afterwards,
- * and returns getters for the fixture and its database URL.
+ * Prepares a PostgreSQL fixture (generate, install, build; shared with other test files of the
+ * run) and migrates a throwaway schema for it before the tests of the enclosing describe, runs the
+ * project checks on it, drops the schema afterwards, and returns getters for the fixture and its
+ * database URL.
  */
 export function postgresFixtureWithChecks(name: string): { fixture: () => PreparedFixture; databaseUrl: () => string } {
   let fixture: PreparedFixture;
