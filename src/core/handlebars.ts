@@ -1,5 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { PRECOMPILED_FILE, TEMPLATE_OPTIONS, templateKey } from './precompiled-templates.js';
 
 /** One Handlebars instance for every template, with the few helpers templates may use. */
 export const handlebars = Handlebars.create();
@@ -38,16 +41,40 @@ export function tsLiteral(value: unknown, indent = ''): string {
 handlebars.registerHelper('tsLiteral', (value: unknown) => tsLiteral(value));
 
 const cache = new Map<string, HandlebarsTemplateDelegate>();
+let precompiled: Record<string, string> | undefined;
+
+/** The built CLI's precompiled built-in templates (none when running from source). */
+function precompiledSpecs(): Record<string, string> {
+  if (!precompiled) {
+    const file = fileURLToPath(new URL(`./${PRECOMPILED_FILE}`, import.meta.url));
+    precompiled = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  }
+  return precompiled;
+}
+
+/** Replaces the precompiled templates (tests compare both ways of rendering). */
+export function usePrecompiledTemplates(specs: Record<string, string>): void {
+  precompiled = specs;
+  cache.clear();
+}
+
+function templateOf(source: string): HandlebarsTemplateDelegate {
+  const spec = precompiledSpecs()[templateKey(source)];
+  // A precompiled spec is the source of a JavaScript object, as Handlebars.precompile writes it.
+  if (spec) return handlebars.template(new Function(`return ${spec}`)() as TemplateSpecification);
+  return handlebars.compile(source, TEMPLATE_OPTIONS);
+}
 
 /**
  * Renders a template text; generated code is not HTML, so nothing is escaped. A text without
  * `{{` renders as itself, so it is not compiled (most schema fragments and README sections).
+ * Built-in templates come precompiled with the built CLI; a pack's are compiled here.
  */
 export function renderTemplate(source: string, context: object, cacheKey?: string): string {
   if (!source.includes('{{')) return source;
   let template = cacheKey ? cache.get(cacheKey) : undefined;
   if (!template) {
-    template = handlebars.compile(source, { noEscape: true, strict: true });
+    template = templateOf(source);
     if (cacheKey) cache.set(cacheKey, template);
   }
   return template(context);

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Handlebars from 'handlebars';
+
+/** How every template is compiled: generated code is not HTML, so nothing is escaped. */
+export const TEMPLATE_OPTIONS = { noEscape: true, strict: true } as const;
+
+/** Written next to the built CLI by `npm run build` (tsup.config.ts). */
+export const PRECOMPILED_FILE = 'precompiled-templates.json';
+
+/** Templates are looked up by their content, so an edited template is never served stale. */
+export function templateKey(source: string): string {
+  return createHash('sha256').update(source).digest('base64url');
+}
+
+function textFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/**
+ * Every built-in template text that Handlebars would compile (the ones with `{{`), precompiled.
+ * Compiling them costs more CPU than the rest of a generation; loading a precompiled one is cheap.
+ */
+export function precompileTemplates(templatesDir: string): Record<string, string> {
+  const specs: Record<string, string> = {};
+  for (const file of textFiles(templatesDir)) {
+    const source = readFileSync(file, 'utf8');
+    if (source.includes('{{')) specs[templateKey(source)] = Handlebars.precompile(source, TEMPLATE_OPTIONS) as string;
+  }
+  return specs;
+}
+
+export function writePrecompiledTemplates(templatesDir: string, outDir: string): void {
+  const target = path.join(outDir, PRECOMPILED_FILE);
+  // Renamed into place: a test suite may be starting the CLI while the build runs.
+  writeFileSync(`${target}.tmp`, JSON.stringify(precompileTemplates(templatesDir)));
+  renameSync(`${target}.tmp`, target);
+}
