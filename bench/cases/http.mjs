@@ -126,7 +126,7 @@ function preparePeer(root) {
  * The generated app in bench/tmp/http-app: regenerated from the current templates on every run
  * (node_modules kept between runs, so npm install only catches up), installed, built.
  */
-function prepareApp(root) {
+export function prepareApp(root) {
   if (process.env.BENCH_HTTP_APP) return { dir: path.resolve(process.env.BENCH_HTTP_APP), regenerated: false };
   const dir = path.join(root, 'bench/tmp/http-app');
   sh('npm', ['run', 'build'], { cwd: root });
@@ -168,20 +168,21 @@ function probe(url) {
 }
 
 /** A clean environment: only what each server is given, nothing inherited by accident (REDIS_URL, LOG_LEVEL…). */
-const baseEnv = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' });
+export const baseEnv = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' });
 
 /**
- * Spawns `node <script>` in cwd with env and PORT, and polls readyPath every 5 ms until it answers
+ * Spawns `node <nodeArgs> <script>` in cwd with env and PORT (stdout to onStdout, else dropped), and polls readyPath every 5 ms until it answers
  * 200. Returns the process, its url and the time from spawn to that first 200.
  */
-async function startServer({ name, cwd, script, env, readyPath }) {
+export async function startServer({ name, cwd, script, env, readyPath, nodeArgs = [], onStdout }) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd,
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'pipe'],
   });
+  child.stdout?.on('data', onStdout);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
   const url = `http://127.0.0.1:${port}`;
@@ -223,7 +224,7 @@ function cpuMsOf(pid) {
 }
 
 /** Peak and current resident set of a live process, in MiB, from /proc (Linux). */
-function memoryOf(pid) {
+export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
   return { peakMiB: round1(kib('VmHWM') / 1024), endMiB: round1(kib('VmRSS') / 1024) };

@@ -6,7 +6,7 @@ import { postgresFixtureWithChecks } from './project-checks.js';
 // on two cores while other suites run.
 vi.setConfig({ testTimeout: 120_000 });
 
-describe('orgs-postgresql fixture (jwt + orgs, PostgreSQL)', () => {
+describe('orgs-postgresql fixture (jwt + magic-link + orgs, PostgreSQL)', () => {
   const { fixture, databaseUrl } = postgresFixtureWithChecks('orgs-postgresql');
   describe('the running server', () => {
     describeOrgsApp({ fixture, db: 'postgresql', databaseUrl });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareFixture, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { createTempPgSchema, findDrift, type TempPgSchema } from '../helpers/schema-engine.js';
 
 function sourceFiles(dir: string, root = dir): string[] {
@@ -119,16 +119,20 @@ export function sqliteFixtureWithChecks(name: string): () => PreparedFixture {
 }
 
 /**
- * Prepares a PostgreSQL fixture in a throwaway schema (generate, install, build, migrate) before
- * the tests of the enclosing describe, runs the project checks on it, drops the schema afterwards,
- * and returns getters for the fixture and its database URL.
+ * Prepares a PostgreSQL fixture (generate, install, build; shared with other test files of the
+ * run) and migrates a throwaway schema for it before the tests of the enclosing describe, runs the
+ * project checks on it, drops the schema afterwards, and returns getters for the fixture and its
+ * database URL.
  */
 export function postgresFixtureWithChecks(name: string): { fixture: () => PreparedFixture; databaseUrl: () => string } {
   let fixture: PreparedFixture;
   let database: TempPgSchema;
   beforeAll(async () => {
     database = await createTempPgSchema();
-    fixture = prepareFixture(name, database.url);
+    // Shared with other test files of the run (production-postgresql uses orgs-postgresql too);
+    // whoever prepared it migrated its own schema, so this one migrates its own.
+    fixture = await sharedFixture(name, database.url);
+    fixture.run('db:migrate');
   });
   afterAll(async () => {
     await database?.drop();

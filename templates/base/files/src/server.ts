@@ -19,29 +19,59 @@ async function start(): Promise<App> {
 }
 
 const { app, context, close } = await start();
-const { config } = context;
+const { config, logger } = context;
 
 const server: Server = app.listen(config.PORT, config.HOST, () => {
-  context.logger.info({ port: config.PORT, host: config.HOST, url: config.API_URL }, 'server listening');
+  logger.info({ port: config.PORT, host: config.HOST, url: config.API_URL }, 'server listening');
 });
 server.on('clientError', answerClientError);
 server.on('error', (error) => {
-  context.logger.fatal({ err: error }, 'server failed to start');
+  logger.fatal({ err: error }, 'server failed to start');
   process.exit(1);
 });
 
+/**
+ * Closes the database, Redis and SMTP connections, then exits 0. A pool that does not close within
+ * 5 s (a frozen database never acknowledges) makes it exit 1, saying so.
+ */
+function closeAndExit(): void {
+  setTimeout(() => {
+    logger.error('connections did not close within 5 s');
+    process.exit(1);
+  }, 5000).unref();
+  close()
+    .then(() => {
+      logger.info('stopped');
+      process.exit(0);
+    })
+    .catch((error: unknown) => {
+      logger.error({ err: error }, 'error while closing');
+      process.exit(1);
+    });
+}
+
 let stopping = false;
-/** Stops accepting connections, lets running requests finish, then closes the database. */
+/**
+ * Stops accepting connections and lets running requests finish, for up to SHUTDOWN_GRACE_SECONDS;
+ * connections still open then are closed. Then the pools close and the process exits 0.
+ */
 function shutdown(signal: string): void {
   if (stopping) return;
   stopping = true;
-  context.logger.info({ signal }, 'shutting down');
-  const force = setTimeout(() => process.exit(1), 10_000);
-  force.unref();
+  logger.info({ signal, graceSeconds: config.SHUTDOWN_GRACE_SECONDS }, 'shutting down');
+  const grace = setTimeout(() => {
+    logger.warn('grace period over; closing the connections still open');
+    server.closeAllConnections();
+  }, config.SHUTDOWN_GRACE_SECONDS * 1000);
+  grace.unref();
+  // A keep-alive connection whose request just finished would stay open until the client drops
+  // it; close connections as soon as they fall idle.
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  idle.unref();
   server.close(() => {
-    close()
-      .catch((error: unknown) => context.logger.error({ err: error }, 'error while closing'))
-      .finally(() => process.exit(0));
+    clearTimeout(grace);
+    clearInterval(idle);
+    closeAndExit();
   });
   server.closeIdleConnections();
 }

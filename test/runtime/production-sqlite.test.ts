@@ -1,0 +1,61 @@
+/**
+ * Production behaviour (issue 13) on SQLite: a database another process holds locked is an outage
+ * like a stopped PostgreSQL. Every route that needs it answers 503 SERVICE_UNAVAILABLE at once,
+ * /healthz stays 200, and the app serves again as soon as the lock is released, without a restart.
+ * The full fixture, started as its own process.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { register } from '../helpers/accounts.js';
+import { call } from '../helpers/app-process.js';
+import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
+import { useRunningApp } from '../helpers/running-app.js';
+import { openSqlite } from '../helpers/sqlite-file.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+let fixture: PreparedFixture;
+beforeAll(async () => {
+  fixture = await sharedFixture('full');
+});
+const running = useRunningApp({ fixture: () => fixture, databaseUrl: () => copyOfDevDatabase(fixture, 'production') });
+
+describe('full fixture (SQLite) with its database locked by another process', () => {
+  it('answers 503 within a few seconds on every database route, 200 on /healthz, and recovers when the lock goes', async () => {
+    const account = await register(running, { password: PASSWORD });
+    const api = (path: string, init: Parameters<typeof call>[2] = {}) => call(running.app.url, path, init);
+    const db = openSqlite(running.databaseUrl);
+    db.exec('BEGIN EXCLUSIVE');
+    let latencies: number[];
+    try {
+      const requests: Array<[string, Parameters<typeof call>[2]]> = [
+        ['/readyz', {}],
+        ['/api/auth/me', { token: account.token }],
+        ['/api/auth/login', { json: { email: account.email, password: PASSWORD } }],
+        ['/api/organizations', { token: account.token }],
+        ['/api/organizations', { json: { name: 'Locked', slug: `locked-${Date.now()}` }, token: account.token }],
+      ];
+      const replies = await Promise.all(
+        requests.map(async ([path, init]) => {
+          const began = Date.now();
+          const reply = await api(path, init);
+          return { ...reply, ms: Date.now() - began };
+        }),
+      );
+      for (const reply of replies) {
+        expect(reply.status, JSON.stringify(reply.body)).toBe(503);
+        expect(reply.body.error.code).toBe('SERVICE_UNAVAILABLE');
+        expect(reply.ms).toBeLessThan(5000);
+      }
+      latencies = replies.map((reply) => reply.ms);
+      expect((await api('/healthz')).status).toBe(200);
+    } finally {
+      db.exec('COMMIT');
+      db.close();
+    }
+    const released = Date.now();
+    expect((await api('/readyz')).status).toBe(200);
+    expect((await api('/api/auth/me', { token: account.token })).status).toBe(200);
+    expect((await api('/api/auth/login', { json: { email: account.email, password: PASSWORD } })).status).toBe(200);
+    console.log(`[production] SQLite locked: 503 after ${latencies.join(', ')} ms (readyz, me, login, list, create); serving again ${Date.now() - released} ms after the lock went`);
+  }, 60_000);
+});
