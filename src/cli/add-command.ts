@@ -25,7 +25,9 @@ const HEADINGS: Record<ChangeKind, string> = {
 
 /** The plan as lines a person reads: every file by what happens to it, and what to do about conflicts. */
 export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
-  const lines = [`${dryRun ? 'Dry run: would add' : 'Adding'} ${plan.added.map((module) => module.manifest.id).join(', ')} to ${plan.appDir}`];
+  const asked = plan.added.filter((module) => plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
+  const required = plan.added.filter((module) => !plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
+  const lines = [`${dryRun ? 'Dry run: would add' : 'Adding'} ${asked.join(', ')}${required.length > 0 ? ` (with ${required.join(', ')}, which ${asked.length > 1 ? 'they need' : 'it needs'})` : ''} to ${plan.appDir}`];
   for (const kind of Object.keys(HEADINGS) as ChangeKind[]) {
     const changes = plan.changes.filter((change) => change.kind === kind);
     if (changes.length === 0) continue;
@@ -113,6 +115,6 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
     `${run} dev`,
   ];
   const conflicts = plan.changes.filter((change) => change.kind === 'conflict').length;
-  const done = `Added ${plan.added.map((module) => module.manifest.id).join(', ')}${conflicts > 0 ? `; ${conflicts} file(s) need your hand (see Action needed above)` : ''}.`;
+  const done = `Added ${plan.requested.join(', ')}${conflicts > 0 ? `; ${conflicts} file(s) need your hand (see Action needed above)` : ''}.`;
   reporter.finish('Next steps', steps, done);
 }

@@ -11,7 +11,7 @@ import { runList, type ListFlags } from './list-command.js';
 import { createReporter, type Reporter } from './reporter.js';
 import { canAnimate, isTerminal } from './terminal.js';
 import { runAdd, type AddFlags } from './add-command.js';
-import { runPackCheck } from './pack-check-command.js';
+import { runPackCheck, type PackCheckFlags } from './pack-check-command.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 
@@ -141,9 +141,10 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
     .description('validate a pack, render it against sample selections, check its migrations and type-check the result')
     .argument('<dir>', 'the pack folder')
     .option('--write-migrations', 'write each module\'s migration SQL made by the schema engine instead of only comparing')
-    .option('--no-typecheck', 'skip installing the sample app and running tsc')
+    .option('--no-typecheck', 'skip installing the sample app, tsc and its tests')
+    .option('--postgres-url <url>', 'PostgreSQL server the schema engine diffs against (default GATEKIT_TEST_POSTGRES_URL or the local one)')
     .exitOverride()
-    .action((dir: string, flags: { writeMigrations?: boolean; typecheck?: boolean }) => {
+    .action((dir: string, flags: PackCheckFlags) => {
       onDone(runPackCheck(dir, flags, createReporter(false)));
     });
   return program;

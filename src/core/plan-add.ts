@@ -38,7 +38,10 @@ export interface AddPlan {
   appDir: string;
   metadata: AppMetadata;
   choices: Choices;
+  /** Every module the app gains: those asked for and what they require. */
   added: LoadedModule[];
+  /** The ids asked for that the app did not have yet. */
+  requested: string[];
   changes: FileChange[];
   /** Variables appended to .env (values not shown: some are secrets). */
   envAdded: string[];
@@ -177,6 +180,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
     metadata,
     choices,
     added,
+    requested: input.ids.filter((id) => added.some((module) => module.manifest.id === id)),
     changes,
     envAdded: env?.names ?? [],
     ...(migration ? { migration: { file: migration.file, modules: migration.modules } } : {}),
