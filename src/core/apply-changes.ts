@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, rmdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, rmdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { StepError } from './errors.js';
 
@@ -20,12 +20,12 @@ export function applyChanges(appDir: string, writes: [string, string][]): Applie
   const createdDirs: string[] = [];
   for (const file of [...writes.map(([file]) => file), ...LOCKFILES]) {
     const target = path.join(appDir, file);
-    if (!saved.has(target)) saved.set(target, existsSync(target) ? readFileSync(target) : undefined);
+    if (!saved.has(target)) saved.set(target, existsSync(target) && statSync(target).isFile() ? readFileSync(target) : undefined);
   }
   const rollback = () => {
     for (const [target, content] of saved) {
-      if (content === undefined) rmSync(target, { force: true });
-      else writeFileSync(target, content);
+      if (content !== undefined) writeFileSync(target, content);
+      else if (existsSync(target) && statSync(target).isFile()) rmSync(target);
     }
     for (const dir of createdDirs.reverse()) {
       if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
@@ -45,8 +45,12 @@ export function applyChanges(appDir: string, writes: [string, string][]): Applie
         missing.push(dir);
       }
       const temporary = `${target}.gatekit-tmp-${process.pid}`;
-      writeFileSync(temporary, content);
-      renameSync(temporary, target);
+      try {
+        writeFileSync(temporary, content);
+        renameSync(temporary, target);
+      } finally {
+        rmSync(temporary, { force: true });
+      }
     }
   } catch (error) {
     rollback();
