@@ -96,7 +96,7 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
 
   const writes: [string, string][] = plan.changes.map((change) => [change.proposalFile ?? change.file, change.content]);
   const applied = applyChanges(appDir, writes);
-  for (const line of lines) reporter.info(line);
+  reporter.block(lines);
   const install = flags.install !== false;
   if (install) {
     try {

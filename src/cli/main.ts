@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { isReservedFlagName } from '../core/choices.js';
+import { isReservedFlagName, packsInConfigFile } from '../core/choices.js';
 import { StepError, UsageError, ManifestError } from '../core/errors.js';
 import { readAppMetadata } from '../core/app-metadata.js';
 import { recordedPackSpec, resolvePack } from '../core/packs.js';
@@ -39,7 +39,8 @@ function optionIn(argv: string[], name: string): string | undefined {
  * (found again by path or installed package name, from the app's folder).
  */
 function packSpecs(argv: string[]): { specs: string[]; from: string[] } {
-  const given = packsIn(argv);
+  const config = optionIn(argv, '--config');
+  const given = [...(config ? packsInConfigFile(config) : []), ...packsIn(argv)];
   if (argv[0] !== 'add') return { specs: given, from: [process.cwd()] };
   const appDir = path.resolve(optionIn(argv, '--cwd') ?? '.');
   const recorded = existsSync(path.join(appDir, 'gatekit.json')) ? readAppMetadata(appDir).packs : [];

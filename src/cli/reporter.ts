@@ -7,6 +7,8 @@ import type * as Clack from '@clack/prompts';
  */
 export interface Reporter {
   info(line: string): void;
+  /** Several lines that belong together (a plan). */
+  block(lines: string[]): void;
   /** A finished step: "✔ Wrote 80 files". */
   success(line: string): void;
   warn(line: string): void;
@@ -25,6 +27,7 @@ export function createReporter(json: boolean, clack?: typeof Clack): Reporter {
     return {
       clack,
       info: (line) => (line === '' ? undefined : clack.log.message(line)),
+      block: (lines) => clack.log.message(lines.join('\n')),
       success: (line) => clack.log.success(line),
       warn: (line) => clack.log.warn(line.replace(/^! /, '')),
       result: human,
@@ -37,6 +40,7 @@ export function createReporter(json: boolean, clack?: typeof Clack): Reporter {
   }
   return {
     info: human,
+    block: (lines) => lines.forEach(human),
     success: (line) => human(`✔ ${line}`),
     warn: (line) => process.stderr.write(`${line}\n`),
     result: human,
