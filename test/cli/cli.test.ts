@@ -304,3 +304,27 @@ describe('pack check', () => {
     expect(result.stderr).toContain('tag: a tag is X.Y');
   });
 });
+
+describe('generate with packs', () => {
+  it('a pack provider and a pack feature are chosen like built-ins and recorded for later', () => {
+    const dir = target('with-packs');
+    const keycloak = path.join(ROOT, 'examples/packs/keycloak');
+    const auditLog = path.join(ROOT, 'examples/packs/audit-log');
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--oauth', 'github,keycloak', '--modules', 'audit-log', '--pack', keycloak, '--pack', auditLog]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(path.join(dir, 'src/modules/auth/oauth/providers/keycloak.ts'))).toBe(true);
+    expect(readFileSync(path.join(dir, 'src/app.ts'), 'utf8')).toContain('createAuditLogRoutes(context)');
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('/api/auth/keycloak/callback');
+    const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
+    expect(metadata.packs.map((pack: { name: string }) => pack.name)).toEqual(['gatekit-pack-keycloak', 'gatekit-pack-audit-log']);
+    expect(metadata.command).toContain(`--oauth github,keycloak --hosted`.replace(' --hosted', ''));
+    expect(metadata.command).toContain(`--modules audit-log`);
+    expect(metadata.command).toContain(`--pack ${keycloak} --pack ${auditLog}`);
+  });
+
+  it('an unknown pack module id names the ids the pack offers', () => {
+    const result = runCli([target('bad-pack-id'), '--yes', '--no-install', '--oauth', 'keycloack', '--pack', path.join(ROOT, 'examples/packs/keycloak')]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Did you mean 'keycloak'?");
+  });
+});
