@@ -25,7 +25,7 @@ const HEADINGS: Record<ChangeKind, string> = {
 
 /** The plan as lines a person reads: every file by what happens to it, and what to do about conflicts. */
 export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
-  const asked = plan.added.filter((module) => plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
+  const asked = plan.requested;
   const required = plan.added.filter((module) => !plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
   const lines = [`${dryRun ? 'Dry run: would add' : 'Adding'} ${asked.join(', ')}${required.length > 0 ? ` (with ${required.join(', ')}, which ${asked.length > 1 ? 'they need' : 'it needs'})` : ''} to ${plan.appDir}`];
   for (const kind of Object.keys(HEADINGS) as ChangeKind[]) {

@@ -76,6 +76,10 @@ export async function askForChoices(
   if (!known.hosted && hosted.length > 0) {
     answers.hosted = check(await prompts.multiselect({ message: 'Hosted services', options: options(hosted), required: false }));
   }
+  const features = available('module').filter((module) => !module.manifest.flag && !module.manifest.internal);
+  if (!known.modules && features.length > 0) {
+    answers.modules = check(await prompts.multiselect({ message: 'Feature modules', options: options(features), required: false }));
+  }
   const toggles: Record<string, boolean> = {};
   for (const { manifest } of available('module')) {
     if (!manifest.flag || known.toggles?.[manifest.id] !== undefined || known.modules?.includes(manifest.id)) continue;
