@@ -24,7 +24,8 @@ export interface ResolvedPack {
 const gatekitFieldSchema = z.union([z.literal(true), z.strictObject({ modules: z.string().min(1).optional() })]);
 
 function looksLikePath(spec: string): boolean {
-  return spec.startsWith('.') || spec.startsWith('/') || spec.includes(path.sep) && !spec.startsWith('@') || /^[A-Za-z]:[\\/]/.test(spec);
+  if (spec.startsWith('@')) return false; // a scoped package name: @team/gatekit-pack
+  return spec.startsWith('.') || path.isAbsolute(spec) || spec.includes('/') || spec.includes(path.sep);
 }
 
 /** node_modules/<name> in `from` or any folder above it. */

@@ -55,12 +55,12 @@ export const PROPOSAL_SUFFIX = '.gatekit-new';
 export function addableModules(registry: ModuleRegistry, metadata: AppMetadata): LoadedModule[] {
   const present = new Set(metadata.modules.map((module) => module.id));
   return [...registry.modules.values()].filter(
-    ({ manifest, ...module }) =>
-      manifest.category !== 'base' &&
-      !manifest.internal &&
-      !present.has(manifest.id) &&
-      isAvailableAt(manifest.tag, metadata.templateVersion) &&
-      supportsDatabase({ manifest, ...module }, metadata.database),
+    (module) =>
+      module.manifest.category !== 'base' &&
+      !module.manifest.internal &&
+      !present.has(module.manifest.id) &&
+      isAvailableAt(module.manifest.tag, metadata.templateVersion) &&
+      supportsDatabase(module, metadata.database),
   );
 }
 
