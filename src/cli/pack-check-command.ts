@@ -89,11 +89,13 @@ async function checkMigrations(registry: ModuleRegistry, modules: LoadedModule[]
 }
 
 function npm(cwd: string, args: string[], step: string): string {
-  const result = spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, NODE_ENV: '' }, timeout: 900_000, shell: process.platform === 'win32' });
+  const env = { ...process.env, NODE_ENV: '', NO_COLOR: '1', FORCE_COLOR: '0' };
+  const result = spawnSync('npm', args, { cwd, encoding: 'utf8', env, timeout: 900_000, shell: process.platform === 'win32' });
   if (result.status !== 0) {
     throw new StepError(step, `npm ${args.join(' ')} failed in the sample app ${cwd}:\n${`${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-30).join('\n')}`, `cd ${cwd} && npm ${args.join(' ')}`);
   }
-  return result.stdout;
+  // eslint-disable-next-line no-control-regex
+  return result.stdout.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 /** Generates one app with every module of the pack, installs it, type-checks it and runs its own tests. */
