@@ -2,6 +2,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call } from '../helpers/app-process.js';
+import { startFakeProviders } from '../helpers/fake-oauth/index.js';
+import { exchange, signIn as oauthSignIn } from '../helpers/oauth-browser.js';
+import { TEST_APP_URL } from '../helpers/running-app.js';
 import { WORK_DIR } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/run-cli.js';
 import { diffSchemas, findDrift, openSchemaEngine } from '../helpers/schema-engine.js';
@@ -145,6 +148,20 @@ describe('add on a SQLite app made with --auth jwt --no-orgs, edited by its user
     expect(await findDrift({ db: 'sqlite', url: databaseUrl(), schema: read('prisma/schema.prisma') })).toBe('');
 
     inApp(dir, ['run', 'build']);
+    // The pack's Keycloak provider against a fake OpenID Connect issuer speaking the real wire format.
+    const fake = await startFakeProviders();
+    const keycloakEnv = Object.fromEntries(Object.entries(fake.env('oidc')).map(([name, value]) => [name.replace(/^OIDC_/, 'KEYCLOAK_'), value]));
+    try {
+      await withApp(dir, { ...keycloakEnv, APP_URL: TEST_APP_URL }, async (app) => {
+        const landing = await oauthSignIn({ appUrl: app.url, frontEndUrl: TEST_APP_URL, provider: 'keycloak' });
+        expect(landing.error).toBeUndefined();
+        const exchanged = await exchange(app.url, landing.code!);
+        expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+        expect(fake.authorizations('oidc').map((authorization) => authorization.redirectUri)).toEqual([`${app.url}/api/auth/keycloak/callback`]);
+      });
+    } finally {
+      await fake.close();
+    }
     await withApp(dir, {}, async (app) => {
       const token = await signIn(app, early.email);
       const events = await call(app.url, '/api/audit-log', { token });
