@@ -245,6 +245,19 @@ describe('add', () => {
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('--dry-run shows a conflict and the action it will need, and writes nothing', () => {
+    const dir = generated('add-dry-conflict');
+    const hooks = path.join(dir, 'src/modules/auth/account-hooks.ts');
+    writeFileSync(hooks, readFileSync(hooks, 'utf8').replace('export const loginChecks: LoginCheck[] = [];', 'export const loginChecks: LoginCheck[] = [/* mine */];'));
+    const before = snapshot(dir);
+    const result = runCli(['add', 'totp', '--cwd', dir, '--dry-run']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Conflicting with your edits (your file is untouched):\n  src/modules/auth/account-hooks.ts -> src/modules/auth/account-hooks.ts.gatekit-new');
+    expect(result.stdout).toMatch(/Action needed \(1\):\n  src\/modules\/auth\/account-hooks\.ts: resolve the conflict markers at line \d+/);
+    expect(result.stdout).toContain('Nothing was written.');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it('a failing install exits 1 and leaves the app as it was', () => {
     const dir = generated('add-fails');
     const before = snapshot(dir);

@@ -45,6 +45,8 @@ describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in o
     inApp(dir, ['run', 'build']);
     early = await withApp(dir, {}, registerUser);
     edit(dir, 'src/app.ts', APP_EDIT.from, APP_EDIT.to);
+    edit(dir, 'README.md', '\nAn Express 5', "\nOur team's sign-in service.\n\nAn Express 5");
+    edit(dir, 'src/config.ts', 'export class ConfigError extends Error {}', '/** Thrown at start-up. */\nexport class ConfigError extends Error {}');
   });
 
   afterAll(async () => {
@@ -55,7 +57,12 @@ describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in o
     const before = migrationHashes(dir);
     const result = add(dir, ['orgs', 'totp', 'github', 'audit-log', '--pack', AUDIT_LOG_PACK]);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toMatch(/Merged with your edits:\n(  .*\n)*  src\/app\.ts/);
+    for (const file of ['src/app.ts', 'README.md', 'src/config.ts']) {
+      expect(result.stdout).toMatch(new RegExp(`Merged with your edits:\\n(  .*\\n)*  ${file.replace(/[/.]/g, '\\$&')}\\n`));
+    }
+    expect(read('README.md')).toContain("Our team's sign-in service.");
+    expect(read('README.md')).toContain('## Audit log');
+    expect(read('src/config.ts')).toContain('Thrown at start-up');
     const after = migrationHashes(dir);
     for (const [name, hash] of Object.entries(before)) expect(after[name], name).toBe(hash);
     expect(Object.keys(after).filter((name) => !(name in before))).toEqual([expect.stringMatching(/^\d{14}_add_identities_totp_orgs_audit_log$/)]);
