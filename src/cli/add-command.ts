@@ -28,6 +28,7 @@ export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
   const asked = plan.requested;
   const required = plan.added.filter((module) => !plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
   const lines = [`${dryRun ? 'Dry run: would add' : 'Adding'} ${asked.join(', ')}${required.length > 0 ? ` (with ${required.join(', ')}, which ${asked.length > 1 ? 'they need' : 'it needs'})` : ''} to ${plan.appDir}`];
+  if (plan.alreadyThere.length > 0) lines.push(`Already in the app, left as they are: ${plan.alreadyThere.join(', ')}.`);
   for (const kind of Object.keys(HEADINGS) as ChangeKind[]) {
     const changes = plan.changes.filter((change) => change.kind === kind);
     if (changes.length === 0) continue;

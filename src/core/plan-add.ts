@@ -42,6 +42,8 @@ export interface AddPlan {
   added: LoadedModule[];
   /** The ids asked for that the app did not have yet. */
   requested: string[];
+  /** The ids asked for that the app already has (left as they are). */
+  alreadyThere: string[];
   changes: FileChange[];
   /** Variables appended to .env (values not shown: some are secrets). */
   envAdded: string[];
@@ -181,6 +183,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
     choices,
     added,
     requested: input.ids.filter((id) => added.some((module) => module.manifest.id === id)),
+    alreadyThere: input.ids.filter((id) => oldIds.has(id)),
     changes,
     envAdded: env?.names ?? [],
     ...(migration ? { migration: { file: migration.file, modules: migration.modules } } : {}),

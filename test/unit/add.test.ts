@@ -111,6 +111,7 @@ describe('planning an add', () => {
     expect(() => planAdd({ appDir: dir, ids: ['gitub'], registry })).toThrow(UsageError);
     expect(() => planAdd({ appDir: dir, ids: ['gitub'], registry })).toThrow(/Unknown module 'gitub'. Did you mean 'github'\?.*Modules this app can add: .*github/);
     expect(() => planAdd({ appDir: dir, ids: ['jwt'], registry })).toThrow(/jwt is already in this app/);
+    expect(planAdd({ appDir: dir, ids: ['jwt', 'totp'], registry })).toMatchObject({ requested: ['totp'], alreadyThere: ['jwt'] });
     expect(() => planAdd({ appDir: dir, ids: ['oauth'], registry })).toThrow(/Unknown module 'oauth'/);
     const old = appWith({ auth: ['jwt'], templateVersion: '2.0' });
     expect(() => planAdd({ appDir: old, ids: ['orgs'], registry })).toThrow(/'orgs' first shipped in release 3.0, but this app was made with template version 2.0/);
