@@ -7,7 +7,7 @@ import { composeSchema } from './compose-schema.js';
 import { FileTree } from './file-tree.js';
 import { hashTrackedFiles } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
-import type { ModuleRegistry } from './registry.js';
+import { packsUsedBy, type ModuleRegistry } from './registry.js';
 import { buildRenderContext, type RenderContext } from './render-context.js';
 import { renderModule, renderModuleFile } from './render-module.js';
 import { reproduceCommand } from './reproduce-command.js';
@@ -70,6 +70,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   }
   tree.add('src/openapi.json', `${JSON.stringify(openapi, null, 2)}\n`, 'core');
 
+  const packs = packsUsedBy(modules, input.registry);
   const command = reproduceCommand(projectName, choices, modules, input.registry);
   const sections = modules
     .filter((module) => module.manifest.readme && module.manifest.id !== 'base')
@@ -93,7 +94,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
     packageManager: choices.pm,
     modules: modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
     command,
-    ...(input.registry.packs.length > 0 ? { packs: input.registry.packs } : {}),
+    ...(packs.length > 0 ? { packs } : {}),
     files: hashTrackedFiles(tree),
   };
   tree.add('gatekit.json', `${JSON.stringify(metadata, null, 2)}\n`, 'core');

@@ -72,6 +72,11 @@ export function loadBuiltinModules(): LoadedModule[] {
   return builtin;
 }
 
+/** The loaded packs that provide at least one of `modules`: what an app records and its command names. */
+export function packsUsedBy(modules: LoadedModule[], registry: ModuleRegistry): PackRef[] {
+  return registry.packs.filter((pack) => modules.some((module) => module.source === pack.spec));
+}
+
 /** Feature modules with their own on/off flag (--orgs / --no-orgs), in registry order. */
 export function flaggedModules(registry: ModuleRegistry): LoadedModule[] {
   return [...registry.modules.values()].filter((module) => module.manifest.flag !== undefined);

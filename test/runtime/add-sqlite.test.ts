@@ -135,6 +135,11 @@ describe('add on a SQLite app made with --auth jwt --no-orgs, edited by its user
   it('adds a pack feature module and a pack provider: recorded in gatekit.json, type-checks, passes its own tests, old data survives', async () => {
     const result = add(dir, ['audit-log', 'keycloak', '--pack', AUDIT_LOG_PACK, '--pack', KEYCLOAK_PACK]);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // README and src/app.ts were edited (and merged) before: they merge again, nothing conflicts.
+    expect(result.stdout).toMatch(/Merged with your edits:\n(  .*\n)*  README\.md\n/);
+    expect(result.stdout).toMatch(/Merged with your edits:\n(  .*\n)*  src\/app\.ts\n/);
+    expect(result.stdout).not.toContain('Conflicting');
+    expect(read('README.md')).toContain("Our team's sign-in service.");
     const metadata = JSON.parse(read('gatekit.json'));
     expect(metadata.packs.map((pack: { name: string; version: string }) => `${pack.name}@${pack.version}`)).toEqual(['gatekit-pack-audit-log@1.0.0', 'gatekit-pack-keycloak@1.0.0']);
     expect(metadata.command).toContain(`--pack ${AUDIT_LOG_PACK}`);

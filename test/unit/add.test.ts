@@ -10,7 +10,9 @@ import { contentHash } from '../../src/core/generated-files.js';
 import { appendMissingEnv } from '../../src/core/merge-env.js';
 import { mergePackageJson } from '../../src/core/merge-package-json.js';
 import { planAdd, planFile } from '../../src/core/plan-add.js';
-import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+import { resolvePack } from '../../src/core/packs.js';
+import { createRegistry, loadBuiltinModules, loadPack } from '../../src/core/registry.js';
+import { ROOT } from '../helpers/run-cli.js';
 import { writeTree } from '../../src/core/write-tree.js';
 
 const registry = createRegistry(loadBuiltinModules());
@@ -98,6 +100,29 @@ describe('planning an add', () => {
     expect(plan.migration!.file).toMatch(/^prisma\/migrations\/\d{14}_add_identities_orgs\/migration\.sql$/);
     expect(JSON.parse(plan.changes.find((change) => change.file === 'gatekit.json')!.content).command).toContain('--oauth github --orgs');
     expect(readFileSync(path.join(dir, 'src/app.ts'), 'utf8')).toBe(before);
+  });
+
+  it('adds a pack module to an app made without packs, merging the user\'s README edit (the pack is not in the old render)', () => {
+    const dir = appWith({ auth: ['jwt'], toggles: { orgs: false, pages: false } });
+    const readme = path.join(dir, 'README.md');
+    writeFileSync(readme, `${readFileSync(readme, 'utf8')}\nOur own notes.\n`);
+    const pack = resolvePack(path.join(ROOT, 'examples/packs/audit-log'), [ROOT]);
+    const withPack = createRegistry([...loadBuiltinModules(), ...loadPack(pack)], [pack.ref]);
+    const plan = planAdd({ appDir: dir, ids: ['audit-log'], registry: withPack });
+    const readmeChange = plan.changes.find((change) => change.file === 'README.md')!;
+    expect(readmeChange.kind).toBe('merged');
+    expect(readmeChange.content).toContain('Our own notes.');
+    expect(readmeChange.content).toContain('## Audit log');
+    expect(JSON.parse(plan.changes.find((change) => change.file === 'gatekit.json')!.content).packs).toEqual([pack.ref]);
+  });
+
+  it('records only the packs whose modules the app uses', () => {
+    const pack = resolvePack(path.join(ROOT, 'examples/packs/audit-log'), [ROOT]);
+    const withPack = createRegistry([...loadBuiltinModules(), ...loadPack(pack)], [pack.ref]);
+    const project = generateProject({ projectName: 'no-pack-modules', choices: mergeChoices({ auth: ['jwt'] }, { pm: 'npm' }), registry: withPack });
+    const metadata = JSON.parse(project.tree.get('gatekit.json')!);
+    expect(metadata.packs).toBeUndefined();
+    expect(metadata.command).not.toContain('--pack');
   });
 
   it('names the new migration after every existing one, even when the clock is behind', () => {
