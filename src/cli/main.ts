@@ -101,7 +101,7 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
     .option('--dry-run', 'print what would be written, write nothing')
     .option('--json', 'print one JSON summary on stdout')
     .option('--force', 'allow a non-empty target directory')
-    .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
+    .option('--pack <pack>', 'load a template pack (repeatable): a folder, or an installed npm package with a gatekit field', collect, [])
     .showSuggestionAfterError(true)
     .enablePositionalOptions()
     .exitOverride();
@@ -117,7 +117,7 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
     .description('show every module with its category and version tag')
     .option('--json', 'print JSON')
     .option('--template-version <X.Y>', 'only modules available at this release')
-    .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
+    .option('--pack <pack>', 'load a template pack (repeatable): a folder, or an installed npm package with a gatekit field', collect, [])
     .exitOverride()
     .action((flags: ListFlags) => {
       onDone(Promise.resolve().then(() => runList(registry, flags, createReporter(Boolean(flags.json)))));
@@ -130,7 +130,7 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
     .option('--dry-run', 'print the plan (added, rewritten, merged, conflicting files), write nothing')
     .option('--no-install', 'skip installing and migrating')
     .option('--json', 'print one JSON summary on stdout')
-    .option('--pack <path>', 'load a template pack (repeatable); packs recorded in gatekit.json load by themselves', collect, [])
+    .option('--pack <pack>', 'load a template pack (repeatable): a folder or an installed npm package; packs recorded in gatekit.json load by themselves', collect, [])
     .exitOverride()
     .action((ids: string[], flags: AddFlags) => {
       onDone(reporterFor(flags).then((reporter) => runAdd(ids, flags, registry, reporter)));
