@@ -9,9 +9,10 @@ import { choicesFromFlags, type GenerateFlags } from './flags.js';
 import { askForChoices } from './prompts.js';
 import type { Reporter } from './reporter.js';
 import { commitToGit, installAndMigrate } from './project-steps.js';
+import { isTerminal } from './terminal.js';
 
 export function isInteractive(flags: GenerateFlags): boolean {
-  return Boolean(process.stdin.isTTY) && !process.env.CI && !flags.yes && !flags.json;
+  return isTerminal(flags);
 }
 
 const PROJECT_NAME = /^[a-z0-9][a-z0-9._-]*$/;
@@ -88,14 +89,12 @@ export async function runGenerate(
   }
 
   writeTree(directory, project.tree);
-  reporter.info(`✔ Wrote ${project.tree.size} files to ${path.resolve(directory)}`);
+  reporter.success(`Wrote ${project.tree.size} files to ${path.resolve(directory)}`);
   if (choices.install) await installAndMigrate(reporter, directory, choices);
   if (choices.git) await commitToGit(reporter, directory);
 
   if (flags.json) {
     reporter.json(summary(directory, project, false, choices));
   }
-  reporter.info('');
-  reporter.info('Next steps:');
-  for (const step of project.nextSteps) reporter.info(`  ${step}`);
+  reporter.finish('Next steps', project.nextSteps, reporter.clack ? `Your app is ready in ${path.resolve(directory)}` : '');
 }

@@ -1,12 +1,17 @@
 import { Command, CommanderError, Option } from 'commander';
-import { isReservedFlagName } from '../core/choices.js';
+import { isReservedFlagName, packsInConfigFile } from '../core/choices.js';
 import { StepError, UsageError, ManifestError } from '../core/errors.js';
-import { createRegistry, flaggedModules, loadBuiltinModules, loadPackModules, type ModuleRegistry } from '../core/registry.js';
+import { readAppMetadata } from '../core/app-metadata.js';
+import { recordedPackSpec, resolvePack } from '../core/packs.js';
+import { createRegistry, flaggedModules, loadBuiltinModules, loadPack, type ModuleRegistry } from '../core/registry.js';
 import { GENERATOR_VERSION } from '../core/version.js';
 import type { GenerateFlags } from './flags.js';
 import { runGenerate } from './generate-command.js';
 import { runList, type ListFlags } from './list-command.js';
-import { createReporter } from './reporter.js';
+import { createReporter, type Reporter } from './reporter.js';
+import { canAnimate, isTerminal } from './terminal.js';
+import { runAdd, type AddFlags } from './add-command.js';
+import { runPackCheck, type PackCheckFlags } from './pack-check-command.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 
@@ -22,13 +27,32 @@ function packsIn(argv: string[]): string[] {
   });
 }
 
-function loadRegistry(packs: string[]): ModuleRegistry {
-  const extra = packs.flatMap((pack) => {
-    const dir = path.resolve(pack);
-    if (!existsSync(dir)) throw new UsageError(`--pack '${pack}' does not exist.`);
-    return loadPackModules(dir, pack);
-  });
-  return createRegistry([...loadBuiltinModules(), ...extra]);
+/** The value of an option in a command line not yet parsed: --cwd DIR or --cwd=DIR. */
+function optionIn(argv: string[], name: string): string | undefined {
+  const index = argv.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (index < 0) return undefined;
+  return argv[index] === name ? argv[index + 1] : argv[index]!.slice(name.length + 1);
+}
+
+/**
+ * The packs to load: those given with --pack and, for `add`, those the app's gatekit.json records
+ * (found again by path or installed package name, from the app's folder).
+ */
+function packSpecs(argv: string[]): { specs: string[]; from: string[] } {
+  const config = optionIn(argv, '--config');
+  const given = [...(config ? packsInConfigFile(config) : []), ...packsIn(argv)];
+  if (argv[0] !== 'add') return { specs: given, from: [process.cwd()] };
+  const appDir = path.resolve(optionIn(argv, '--cwd') ?? '.');
+  const recorded = existsSync(path.join(appDir, 'gatekit.json')) ? readAppMetadata(appDir).packs : [];
+  const names = new Set(given.map((spec) => resolvePack(spec, [process.cwd(), appDir]).ref.name ?? spec));
+  const again = recorded.filter((ref) => !names.has(ref.name ?? ref.spec) && !given.includes(ref.spec)).map(recordedPackSpec);
+  return { specs: [...given, ...again], from: [process.cwd(), appDir] };
+}
+
+function loadRegistry(argv: string[]): ModuleRegistry {
+  const { specs, from } = packSpecs(argv);
+  const packs = specs.map((spec) => resolvePack(spec, from));
+  return createRegistry([...loadBuiltinModules(), ...packs.flatMap(loadPack)], packs.map((pack) => pack.ref));
 }
 
 /**
@@ -48,6 +72,12 @@ function addFeatureFlags(program: Command, registry: ModuleRegistry): (options: 
   });
   return (options) =>
     Object.fromEntries(attributes.flatMap(([id, attribute]) => (typeof options[attribute] === 'boolean' ? [[id, options[attribute]]] : [])));
+}
+
+/** Plain lines, or clack's in a terminal (loaded only then: it is not needed in CI). */
+async function reporterFor(flags: { json?: boolean; yes?: boolean }): Promise<Reporter> {
+  if (!canAnimate(flags) || !isTerminal({ json: flags.json })) return createReporter(Boolean(flags.json));
+  return createReporter(false, await import('@clack/prompts'));
 }
 
 function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) => void): Command {
@@ -71,13 +101,15 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
     .option('--dry-run', 'print what would be written, write nothing')
     .option('--json', 'print one JSON summary on stdout')
     .option('--force', 'allow a non-empty target directory')
-    .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
+    .option('--pack <pack>', 'load a template pack (repeatable): a folder, or an installed npm package with a gatekit field', collect, [])
     .showSuggestionAfterError(true)
     .enablePositionalOptions()
     .exitOverride();
   const togglesOf = addFeatureFlags(program, registry);
   program.action((directory: string | undefined, flags: GenerateFlags & Record<string, unknown>) => {
-    onDone(runGenerate(directory, { ...flags, toggles: togglesOf(flags) }, registry, createReporter(Boolean(flags.json))));
+    onDone(
+      reporterFor(flags).then((reporter) => runGenerate(directory, { ...flags, toggles: togglesOf(flags) }, registry, reporter)),
+    );
   });
 
   program
@@ -85,10 +117,36 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
     .description('show every module with its category and version tag')
     .option('--json', 'print JSON')
     .option('--template-version <X.Y>', 'only modules available at this release')
-    .option('--pack <path>', 'load a template pack (repeatable)', collect, [])
+    .option('--pack <pack>', 'load a template pack (repeatable): a folder, or an installed npm package with a gatekit field', collect, [])
     .exitOverride()
     .action((flags: ListFlags) => {
       onDone(Promise.resolve().then(() => runList(registry, flags, createReporter(Boolean(flags.json)))));
+    });
+  program
+    .command('add')
+    .description('add modules to an app made by Gatekit, keeping your edits')
+    .argument('[modules...]', 'module ids (asked for in a terminal when none are given)')
+    .option('--cwd <dir>', 'the app folder (default: the current folder)')
+    .option('--dry-run', 'print the plan (added, rewritten, merged, conflicting files), write nothing')
+    .option('--no-install', 'skip installing and migrating')
+    .option('--json', 'print one JSON summary on stdout')
+    .option('--pack <pack>', 'load a template pack (repeatable): a folder or an installed npm package; packs recorded in gatekit.json load by themselves', collect, [])
+    .exitOverride()
+    .action((ids: string[], flags: AddFlags) => {
+      onDone(reporterFor(flags).then((reporter) => runAdd(ids, flags, registry, reporter)));
+    });
+
+  const pack = program.command('pack').description('work on template packs').exitOverride();
+  pack
+    .command('check')
+    .description('validate a pack, render it against sample selections, check its migrations and type-check the result')
+    .argument('<dir>', 'the pack folder')
+    .option('--write-migrations', 'write each module\'s migration SQL made by the schema engine instead of only comparing')
+    .option('--no-typecheck', 'skip installing the sample app, tsc and its tests')
+    .option('--postgres-url <url>', 'PostgreSQL server the schema engine diffs against (default GATEKIT_TEST_POSTGRES_URL or the local one)')
+    .exitOverride()
+    .action((dir: string, flags: PackCheckFlags) => {
+      onDone(runPackCheck(dir, flags, createReporter(false)));
     });
   return program;
 }
@@ -116,7 +174,7 @@ function report(error: unknown): number {
 export async function main(argv: string[]): Promise<number> {
   let work: Promise<void> = Promise.resolve();
   try {
-    const program = buildProgram(loadRegistry(packsIn(argv)), (promise) => {
+    const program = buildProgram(loadRegistry(argv), (promise) => {
       work = promise;
     });
     await program.parseAsync(argv, { from: 'user' });

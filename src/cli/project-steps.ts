@@ -9,10 +9,15 @@ function runScript(pm: Choices['pm'], script: string): string[] {
 }
 
 /** Installs dependencies (which also generates the Prisma client) and applies the migrations. */
-export async function installAndMigrate(reporter: Reporter, directory: string, choices: Choices): Promise<void> {
+export async function installAndMigrate(
+  reporter: Reporter,
+  directory: string,
+  choices: Pick<Choices, 'pm' | 'db'>,
+  options: { announce?: boolean } = {},
+): Promise<void> {
   const cwd = path.resolve(directory);
   const where = `cd ${directory} && `;
-  reporter.info(`The project is written to ${cwd}; if a step below fails, it stays there and the step can be retried.`);
+  if (options.announce !== false) reporter.info(`The project is written to ${cwd}; if a step below fails, it stays there and the step can be retried.`);
   await runStep(reporter, {
     step: 'install',
     label: `Installing dependencies (${choices.pm} install)`,
@@ -57,5 +62,5 @@ export async function commitToGit(reporter: Reporter, directory: string): Promis
       return;
     }
   }
-  reporter.info('✔ Created a git repository with a first commit');
+  reporter.success('Created a git repository with a first commit');
 }

@@ -3,6 +3,28 @@ import { UsageError } from '../core/errors.js';
 import { DATABASES, type LoadedModule } from '../core/manifest.js';
 import type { ModuleRegistry } from '../core/registry.js';
 import { isAvailableAt } from '../core/releases.js';
+import { supportsDatabase } from '../core/resolve-selection.js';
+
+/**
+ * Each database with whether the base app supports it: one without committed migrations for every
+ * module that owns tables is shown as unavailable, with the reason, instead of failing later.
+ */
+export function databaseOptions(registry: ModuleRegistry) {
+  const base = registry.modules.get('base');
+  return DATABASES.map((db) => {
+    const ready = base !== undefined && supportsDatabase(base, db);
+    return ready
+      ? { value: db, label: db, ...(db === 'sqlite' ? { hint: 'embedded, nothing to install' } : {}) }
+      : { value: db, label: db, hint: 'unavailable: no migrations for it yet (Prisma\'s offline schema engine has no MySQL connector)', disabled: true };
+  });
+}
+
+/** An OAuth provider's option: its name, with the callback URL to register at the provider as the hint. */
+export function oauthOption(module: LoadedModule) {
+  const { id, name } = module.manifest;
+  const pack = module.source === 'built-in' ? '' : ` (pack ${module.source})`;
+  return { value: id, label: `${name}${pack}`, hint: `callback http://localhost:3000/api/auth/${id}/callback` };
+}
 
 export interface PromptAnswers extends PartialChoices {
   directory?: string;
@@ -46,11 +68,17 @@ export async function askForChoices(
   }
   const oauth = available('oauth');
   if (!known.oauth && oauth.length > 0) {
-    answers.oauth = check(await prompts.multiselect({ message: 'OAuth providers', options: options(oauth), required: false }));
+    answers.oauth = check(
+      await prompts.multiselect({ message: 'OAuth providers (space to select, enter when done)', options: oauth.map(oauthOption), required: false, maxItems: 8 }),
+    );
   }
   const hosted = available('hosted');
   if (!known.hosted && hosted.length > 0) {
     answers.hosted = check(await prompts.multiselect({ message: 'Hosted services', options: options(hosted), required: false }));
+  }
+  const features = available('module').filter((module) => !module.manifest.flag && !module.manifest.internal);
+  if (!known.modules && features.length > 0) {
+    answers.modules = check(await prompts.multiselect({ message: 'Feature modules', options: options(features), required: false }));
   }
   const toggles: Record<string, boolean> = {};
   for (const { manifest } of available('module')) {
@@ -60,7 +88,7 @@ export async function askForChoices(
   if (Object.keys(toggles).length > 0) answers.toggles = toggles;
   if (!known.db) {
     answers.db = check(
-      await prompts.select({ message: 'Database', options: DATABASES.map((db) => ({ value: db, label: db })), initialValue: 'sqlite' as const }),
+      await prompts.select({ message: 'Database', options: databaseOptions(registry), initialValue: 'sqlite' as const }),
     );
   }
   if (known.install === undefined) {

@@ -13,13 +13,29 @@ export interface StepCommand {
   env?: NodeJS.ProcessEnv;
 }
 
+interface Progress {
+  done(seconds: string): void;
+  failed(): void;
+}
+
+/** A clack spinner with elapsed time in a terminal; plain lines before and after otherwise. */
+function startProgress(reporter: Reporter, label: string): Progress {
+  if (reporter.clack) {
+    const spin = reporter.clack.spinner({ indicator: 'timer' });
+    spin.start(label);
+    return { done: () => spin.stop(label), failed: () => spin.error(`${label} failed`) };
+  }
+  reporter.info(`… ${label}`);
+  return { done: (seconds) => reporter.success(`${label} (${seconds}s)`), failed: () => undefined };
+}
+
 /**
- * Runs a long step as a child process, printing a plain progress line before and after.
+ * Runs a long step as a child process, with progress (see startProgress).
  * Its own output is kept and shown only when it fails.
  */
 export function runStep(reporter: Reporter, step: StepCommand): Promise<void> {
   const started = Date.now();
-  reporter.info(`… ${step.label}`);
+  const progress = startProgress(reporter, step.label);
   return new Promise((resolve, reject) => {
     const child = spawn(step.command, step.args, {
       cwd: step.cwd,
@@ -35,14 +51,16 @@ export function runStep(reporter: Reporter, step: StepCommand): Promise<void> {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('error', (error) => {
+      progress.failed();
       reject(new StepError(step.step, `${step.label} failed: cannot run '${step.command}' (${error.message}).`, step.retry));
     });
     child.on('close', (code) => {
       if (code === 0) {
-        reporter.info(`✔ ${step.label} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+        progress.done(((Date.now() - started) / 1000).toFixed(1));
         resolve();
         return;
       }
+      progress.failed();
       const tail = output.join('').trimEnd().split('\n').slice(-25).join('\n');
       reject(new StepError(step.step, `${step.label} failed (exit code ${code}).\n${tail}`, step.retry));
     });

@@ -42,6 +42,8 @@ export const configFileSchema = z.strictObject({
   pm: z.enum(PACKAGE_MANAGERS).optional(),
   install: z.boolean().optional(),
   git: z.boolean().optional(),
+  /** Template packs (folders or npm package names), loaded like --pack before anything else is read. */
+  packs: z.array(z.string()).optional(),
 });
 
 export function splitIds(value: string): string[] {
@@ -80,7 +82,7 @@ export function readConfigFile(file: string, flagIds: string[] = []): PartialCho
         .join(', ')}.`,
     );
   }
-  const { $schema: _ignored, ...values } = parsed.data as Record<string, unknown>;
+  const { $schema: _ignored, packs: _loadedEarlier, ...values } = parsed.data as Record<string, unknown>;
   const toggles: Record<string, boolean> = {};
   const choices: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
@@ -88,6 +90,16 @@ export function readConfigFile(file: string, flagIds: string[] = []): PartialCho
     else choices[key] = value;
   }
   return { ...(choices as PartialChoices), ...(Object.keys(toggles).length > 0 ? { toggles } : {}) };
+}
+
+/** The packs a config file names (read before the registry exists; the file is validated later). */
+export function packsInConfigFile(file: string): string[] {
+  try {
+    const packs = (JSON.parse(readFileSync(file, 'utf8')) as { packs?: unknown }).packs;
+    return Array.isArray(packs) ? packs.filter((pack): pack is string => typeof pack === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Config file keys (and so flag names) a feature module's own flag must not take. */

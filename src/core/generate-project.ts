@@ -5,8 +5,9 @@ import { composeOpenApi, listEndpoints } from './compose-openapi.js';
 import { composePackageJson } from './compose-package-json.js';
 import { composeSchema } from './compose-schema.js';
 import { FileTree } from './file-tree.js';
+import { hashTrackedFiles } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
-import type { ModuleRegistry } from './registry.js';
+import { packsUsedBy, type ModuleRegistry } from './registry.js';
 import { buildRenderContext, type RenderContext } from './render-context.js';
 import { renderModule, renderModuleFile } from './render-module.js';
 import { reproduceCommand } from './reproduce-command.js';
@@ -19,7 +20,7 @@ function runCommand(pm: Choices['pm']): string {
 }
 
 /** Where to create an OAuth provider's credentials, the callback URL to register there, and what to set. */
-function oauthNextStep(provider: RenderContext['oauthSetup'][number]): string {
+export function oauthNextStep(provider: RenderContext['oauthSetup'][number]): string {
   const variables = provider.requiredEnv.join(', ');
   const where = provider.setup.console ? `at ${provider.setup.console}` : 'in your identity provider';
   return `${provider.name}: create credentials ${where} with the callback URL http://localhost:3000/api/auth/${provider.id}/callback, then set ${variables} in .env`;
@@ -69,6 +70,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   }
   tree.add('src/openapi.json', `${JSON.stringify(openapi, null, 2)}\n`, 'core');
 
+  const packs = packsUsedBy(modules, input.registry);
   const command = reproduceCommand(projectName, choices, modules, input.registry);
   const sections = modules
     .filter((module) => module.manifest.readme && module.manifest.id !== 'base')
@@ -92,6 +94,8 @@ export function generateProject(input: GenerateInput): GeneratedProject {
     packageManager: choices.pm,
     modules: modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
     command,
+    ...(packs.length > 0 ? { packs } : {}),
+    files: hashTrackedFiles(tree),
   };
   tree.add('gatekit.json', `${JSON.stringify(metadata, null, 2)}\n`, 'core');
 

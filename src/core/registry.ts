@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManifestError } from './errors.js';
 import { loadModule, MANIFEST_FILE, type LoadedModule } from './manifest.js';
+import type { PackRef, ResolvedPack } from './packs.js';
 
 
 function findTemplatesDir(): string {
@@ -16,6 +17,8 @@ function findTemplatesDir(): string {
 
 export interface ModuleRegistry {
   modules: Map<string, LoadedModule>;
+  /** The packs loaded with --pack (or recorded in an app's gatekit.json), in the order given. */
+  packs: PackRef[];
 }
 
 /** Loads every module folder (one with a gatekit.module.json) directly under a pack directory. */
@@ -25,13 +28,28 @@ export function loadPackModules(packDir: string, source: string): LoadedModule[]
     .map((entry) => loadModule(path.join(packDir, entry.name), source));
 }
 
-export function createRegistry(modules: LoadedModule[]): ModuleRegistry {
+/** Loads a resolved pack's modules; a pack without any module folder is an error. */
+export function loadPack(pack: ResolvedPack): LoadedModule[] {
+  const modules = loadPackModules(pack.modulesDir, pack.ref.spec);
+  if (modules.length === 0) {
+    throw new ManifestError(
+      `Pack '${pack.ref.spec}' (${pack.modulesDir}) has no module folders: each module is a folder with a ${MANIFEST_FILE}.`,
+    );
+  }
+  return modules;
+}
+
+function describeOrigin(module: LoadedModule): string {
+  return module.source === 'built-in' ? `the built-in module in ${module.dir}` : `pack '${module.source}' (${module.dir})`;
+}
+
+export function createRegistry(modules: LoadedModule[], packs: PackRef[] = []): ModuleRegistry {
   const map = new Map<string, LoadedModule>();
   for (const module of modules) {
     const existing = map.get(module.manifest.id);
     if (existing) {
       throw new ManifestError(
-        `Module id '${module.manifest.id}' is declared twice: in ${existing.dir} and in ${module.dir}.`,
+        `Module id '${module.manifest.id}' is declared twice: by ${describeOrigin(existing)} and by ${describeOrigin(module)}. A pack module's id may not equal a built-in's or another pack's; rename it in ${path.join(module.dir, MANIFEST_FILE)} (field "id").`,
       );
     }
     map.set(module.manifest.id, module);
@@ -43,7 +61,7 @@ export function createRegistry(modules: LoadedModule[]): ModuleRegistry {
       }
     }
   }
-  return { modules: map };
+  return { modules: map, packs };
 }
 
 let builtin: LoadedModule[] | undefined;
@@ -52,6 +70,11 @@ let builtin: LoadedModule[] | undefined;
 export function loadBuiltinModules(): LoadedModule[] {
   builtin ??= loadPackModules(findTemplatesDir(), 'built-in');
   return builtin;
+}
+
+/** The loaded packs that provide at least one of `modules`: what an app records and its command names. */
+export function packsUsedBy(modules: LoadedModule[], registry: ModuleRegistry): PackRef[] {
+  return registry.packs.filter((pack) => modules.some((module) => module.source === pack.spec));
 }
 
 /** Feature modules with their own on/off flag (--orgs / --no-orgs), in registry order. */

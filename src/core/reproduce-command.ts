@@ -1,6 +1,6 @@
 import type { Choices } from './choices.js';
 import type { LoadedModule } from './manifest.js';
-import { flaggedModules, type ModuleRegistry } from './registry.js';
+import { flaggedModules, packsUsedBy, type ModuleRegistry } from './registry.js';
 import { isAvailableAt } from './releases.js';
 
 /**
@@ -24,5 +24,6 @@ export function reproduceCommand(projectName: string, choices: Choices, modules:
   if (features.length > 0) parts.push('--modules', features.map((module) => module.manifest.id).join(','));
   for (const module of flagged) parts.push(`--${chosen(module) ? '' : 'no-'}${module.manifest.id}`);
   parts.push('--db', choices.db, '--template-version', choices.templateVersion, '--pm', choices.pm);
+  for (const pack of packsUsedBy(modules, registry)) parts.push('--pack', pack.path ?? pack.spec);
   return parts.join(' ');
 }

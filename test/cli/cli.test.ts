@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { ROOT, runCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-cli-'));
 const target = (name: string) => path.join(work, name);
@@ -195,5 +195,149 @@ describe("feature modules' own flags", () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("Module 'install'");
     expect(result.stderr).toContain('--install is already an option');
+  });
+});
+
+describe('add', () => {
+  const generated = (name: string, extra: string[] = []) => {
+    const dir = target(name);
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--auth', 'jwt', '--no-orgs', '--no-pages', ...extra]);
+    expect(result.status, result.stderr).toBe(0);
+    return dir;
+  };
+  const snapshot = (dir: string) =>
+    Object.fromEntries(
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((file) => !file.includes('node_modules'))
+        .map((file) => [file, existsSync(path.join(dir, file)) && !statSync(path.join(dir, file)).isDirectory() ? readFileSync(path.join(dir, file), 'utf8') : 'dir']),
+    );
+
+  it('without ids and without a TTY: exit 2, naming the modules the app can add', () => {
+    const dir = generated('add-none');
+    const result = runCli(['add', '--cwd', dir]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Name the modules to add: create-gatekit add <module...>. Modules this app can add: ');
+    expect(result.stderr).toMatch(/can add: .*\bgithub\b/);
+    expect(result.stderr).toMatch(/can add: .*\borgs\b/);
+    expect(result.stderr).not.toMatch(/can add: .*\bjwt\b/);
+  });
+
+  it('an unknown id: exit 2 with a suggestion and nothing written', () => {
+    const dir = generated('add-unknown');
+    const before = snapshot(dir);
+    const result = runCli(['add', 'ogrs', '--cwd', dir]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Unknown module 'ogrs'. Did you mean 'orgs'?");
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('--dry-run --json prints the plan as JSON and writes nothing', () => {
+    const dir = generated('add-dry');
+    writeFileSync(path.join(dir, 'src/app.ts'), readFileSync(path.join(dir, 'src/app.ts'), 'utf8').replace('applySecurity(app, config);', 'applySecurity(app, config);\n  // mine'));
+    const before = snapshot(dir);
+    const result = runCli(['add', 'totp', '--cwd', dir, '--dry-run', '--json']);
+    expect(result.status, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout);
+    expect(plan.dryRun).toBe(true);
+    expect(plan.added.map((module: { id: string }) => module.id)).toEqual(['totp']);
+    expect(plan.files).toContainEqual({ path: 'src/app.ts', change: 'merged' });
+    expect(plan.migration).toMatch(/_add_totp\/migration\.sql$/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('--dry-run shows a conflict and the action it will need, and writes nothing', () => {
+    const dir = generated('add-dry-conflict');
+    const hooks = path.join(dir, 'src/modules/auth/account-hooks.ts');
+    writeFileSync(hooks, readFileSync(hooks, 'utf8').replace('export const loginChecks: LoginCheck[] = [];', 'export const loginChecks: LoginCheck[] = [/* mine */];'));
+    const before = snapshot(dir);
+    const result = runCli(['add', 'totp', '--cwd', dir, '--dry-run']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Conflicting with your edits (your file is untouched):\n  src/modules/auth/account-hooks.ts -> src/modules/auth/account-hooks.ts.gatekit-new');
+    expect(result.stdout).toMatch(/Action needed \(1\):\n  src\/modules\/auth\/account-hooks\.ts: resolve the conflict markers at line \d+/);
+    expect(result.stdout).toContain('Nothing was written.');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a failing install exits 1 and leaves the app as it was', () => {
+    const dir = generated('add-fails');
+    const before = snapshot(dir);
+    const result = runCli(['add', 'orgs', '--cwd', dir], { env: { PATH: path.join(work, 'no-bin') } });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("step 'install' failed");
+    expect(result.stderr).toContain('put back as they were');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('--no-install writes the plan and records the modules and packs in gatekit.json', () => {
+    const dir = generated('add-pack');
+    const result = runCli(['add', 'audit-log', '--cwd', dir, '--no-install', '--pack', path.join(ROOT, 'examples/packs/audit-log')]);
+    expect(result.status, result.stderr).toBe(0);
+    const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
+    expect(metadata.modules.map((module: { id: string }) => module.id)).toContain('audit-log');
+    expect(metadata.packs).toEqual([expect.objectContaining({ name: 'gatekit-pack-audit-log', version: '1.0.0' })]);
+    expect(metadata.command).toContain('--modules audit-log');
+    expect(result.stdout).toContain('npm install');
+    const again = runCli(['add', 'audit-log', '--cwd', dir, '--no-install']);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain('audit-log is already in this app');
+  });
+});
+
+describe('pack check', () => {
+  it('passes the example packs (manifests, renders, migrations against the schema engine)', () => {
+    for (const name of ['keycloak', 'audit-log']) {
+      const result = runCli(['pack', 'check', path.join(ROOT, 'examples/packs', name), '--no-typecheck']);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain('The pack is ready to publish.');
+    }
+  });
+
+  it('finds a stale migration and writes the right one with --write-migrations', () => {
+    const dir = path.join(work, 'stale-pack');
+    cpSync(path.join(ROOT, 'examples/packs/audit-log'), dir, { recursive: true });
+    const sqlite = path.join(dir, 'audit-log/migrations/sqlite.sql');
+    const right = readFileSync(sqlite, 'utf8');
+    writeFileSync(sqlite, right.replace('"action" TEXT NOT NULL', '"action" TEXT'));
+    const stale = runCli(['pack', 'check', dir, '--no-typecheck']);
+    expect(stale.status).toBe(1);
+    expect(stale.stderr).toContain(sqlite);
+    expect(stale.stderr).toContain('--write-migrations');
+    expect(runCli(['pack', 'check', dir, '--no-typecheck', '--write-migrations']).status).toBe(0);
+    expect(readFileSync(sqlite, 'utf8')).toBe(right);
+  });
+
+  it('a broken manifest: exit 2 naming the file and the field', () => {
+    const dir = path.join(work, 'broken-pack');
+    cpSync(path.join(ROOT, 'examples/packs/keycloak'), dir, { recursive: true });
+    const manifest = path.join(dir, 'keycloak/gatekit.module.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"tag": "3.2"', '"tag": "latest"'));
+    const result = runCli(['pack', 'check', dir, '--no-typecheck']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(manifest);
+    expect(result.stderr).toContain('tag: a tag is X.Y');
+  });
+});
+
+describe('generate with packs', () => {
+  it('a pack provider and a pack feature are chosen like built-ins and recorded for later', () => {
+    const dir = target('with-packs');
+    const keycloak = path.join(ROOT, 'examples/packs/keycloak');
+    const auditLog = path.join(ROOT, 'examples/packs/audit-log');
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--oauth', 'github,keycloak', '--modules', 'audit-log', '--pack', keycloak, '--pack', auditLog]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(path.join(dir, 'src/modules/auth/oauth/providers/keycloak.ts'))).toBe(true);
+    expect(readFileSync(path.join(dir, 'src/app.ts'), 'utf8')).toContain('createAuditLogRoutes(context)');
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('/api/auth/keycloak/callback');
+    const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
+    expect(metadata.packs.map((pack: { name: string }) => pack.name)).toEqual(['gatekit-pack-keycloak', 'gatekit-pack-audit-log']);
+    expect(metadata.command).toContain(`--oauth github,keycloak --hosted`.replace(' --hosted', ''));
+    expect(metadata.command).toContain(`--modules audit-log`);
+    expect(metadata.command).toContain(`--pack ${keycloak} --pack ${auditLog}`);
+  });
+
+  it('an unknown pack module id names the ids the pack offers', () => {
+    const result = runCli([target('bad-pack-id'), '--yes', '--no-install', '--oauth', 'keycloack', '--pack', path.join(ROOT, 'examples/packs/keycloak')]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Did you mean 'keycloak'?");
   });
 });

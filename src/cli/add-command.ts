@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { readAppMetadata } from '../core/app-metadata.js';
+import { applyChanges } from '../core/apply-changes.js';
+import { UsageError } from '../core/errors.js';
+import { addableModules, planAdd, type AddPlan, type ChangeKind } from '../core/plan-add.js';
+import type { ModuleRegistry } from '../core/registry.js';
+import { installAndMigrate } from './project-steps.js';
+import type { Reporter } from './reporter.js';
+import { isTerminal } from './terminal.js';
+
+export interface AddFlags {
+  cwd?: string;
+  dryRun?: boolean;
+  install?: boolean;
+  json?: boolean;
+  pack: string[];
+}
+
+const HEADINGS: Record<ChangeKind, string> = {
+  added: 'Added',
+  rewritten: 'Rewritten (unchanged since generated)',
+  merged: 'Merged with your edits',
+  conflict: 'Conflicting with your edits (your file is untouched)',
+};
+
+/** The plan as lines a person reads: every file by what happens to it, and what to do about conflicts. */
+export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
+  const asked = plan.requested;
+  const required = plan.added.filter((module) => !plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
+  const lines = [`${dryRun ? 'Dry run: would add' : 'Adding'} ${asked.join(', ')}${required.length > 0 ? ` (with ${required.join(', ')}, which ${asked.length > 1 ? 'they need' : 'it needs'})` : ''} to ${plan.appDir}`];
+  if (plan.alreadyThere.length > 0) lines.push(`Already in the app, left as they are: ${plan.alreadyThere.join(', ')}.`);
+  for (const kind of Object.keys(HEADINGS) as ChangeKind[]) {
+    const changes = plan.changes.filter((change) => change.kind === kind);
+    if (changes.length === 0) continue;
+    lines.push(`${HEADINGS[kind]}:`);
+    for (const change of changes) lines.push(`  ${change.file}${change.proposalFile ? ` -> ${change.proposalFile}` : ''}`);
+  }
+  if (plan.migration) lines.push(`New migration: ${path.dirname(plan.migration.file)} (tables of ${plan.migration.modules.join(', ')}); earlier migrations are not touched.`);
+  if (plan.envAdded.length > 0) lines.push(`.env gains ${plan.envAdded.join(', ')}.`);
+  const conflicts = plan.changes.filter((change) => change.kind === 'conflict');
+  if (conflicts.length > 0) {
+    lines.push(`Action needed (${conflicts.length}):`);
+    for (const change of conflicts) lines.push(`  ${change.file}: ${change.action}`);
+  }
+  if (dryRun) lines.push('Nothing was written.');
+  return lines;
+}
+
+function summary(plan: AddPlan, dryRun: boolean, installed: boolean) {
+  return {
+    directory: plan.appDir,
+    dryRun,
+    added: plan.added.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
+    files: plan.changes.map((change) => ({ path: change.file, change: change.kind, ...(change.proposalFile ? { proposal: change.proposalFile, action: change.action } : {}) })),
+    migration: plan.migration?.file ?? null,
+    env: plan.envAdded,
+    installed,
+    nextSteps: plan.nextSteps,
+  };
+}
+
+async function askForModules(registry: ModuleRegistry, appDir: string): Promise<string[]> {
+  const prompts = await import('@clack/prompts');
+  const metadata = readAppMetadata(appDir);
+  const offered = addableModules(registry, metadata);
+  if (offered.length === 0) throw new UsageError('This app already has every module its template version and database allow.');
+  prompts.intro(`create-gatekit add (${path.basename(appDir)})`);
+  const chosen = await prompts.multiselect({
+    message: 'Modules to add',
+    options: offered.map(({ manifest }) => ({ value: manifest.id, label: manifest.name, hint: `${manifest.category}: ${manifest.description}` })),
+    required: true,
+  });
+  if (prompts.isCancel(chosen)) {
+    prompts.cancel('Cancelled; nothing was written.');
+    throw new UsageError('Cancelled at a prompt; nothing was written.');
+  }
+  return chosen;
+}
+
+export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleRegistry, reporter: Reporter): Promise<void> {
+  const appDir = path.resolve(flags.cwd ?? '.');
+  let chosen = ids;
+  if (chosen.length === 0) {
+    if (!isTerminal({ json: flags.json })) {
+      const offered = addableModules(registry, readAppMetadata(appDir)).map((module) => module.manifest.id);
+      throw new UsageError(`Name the modules to add: create-gatekit add <module...>. Modules this app can add: ${offered.join(', ') || 'none'}.`);
+    }
+    chosen = await askForModules(registry, appDir);
+  }
+  const plan = planAdd({ appDir, ids: chosen, registry });
+  const lines = describePlan(plan, Boolean(flags.dryRun));
+  if (flags.dryRun) {
+    if (flags.json) reporter.json(summary(plan, true, false));
+    else for (const line of lines) reporter.result(line);
+    return;
+  }
+
+  const writes: [string, string][] = plan.changes.map((change) => [change.proposalFile ?? change.file, change.content]);
+  const applied = applyChanges(appDir, writes);
+  reporter.block(lines);
+  const install = flags.install !== false;
+  if (install) {
+    try {
+      await installAndMigrate(reporter, appDir, { pm: plan.metadata.packageManager, db: plan.metadata.database }, { announce: false });
+    } catch (error) {
+      applied.rollback();
+      reporter.warn('! The app\'s files were put back as they were before this add (node_modules may hold the new packages; the database is unchanged: each migration runs in a transaction).');
+      throw error;
+    }
+  }
+  if (flags.json) reporter.json(summary(plan, false, install));
+  const run = plan.metadata.packageManager === 'npm' || plan.metadata.packageManager === 'bun' ? `${plan.metadata.packageManager} run` : plan.metadata.packageManager;
+  const steps = [
+    ...(install ? [] : [`${plan.metadata.packageManager} install`, `${run} db:migrate`]),
+    ...plan.nextSteps,
+    `${run} dev`,
+  ];
+  const conflicts = plan.changes.filter((change) => change.kind === 'conflict').length;
+  const done = `Added ${plan.requested.join(', ')}${conflicts > 0 ? `; ${conflicts} file(s) need your hand (see Action needed above)` : ''}.`;
+  reporter.finish('Next steps', steps, done);
+}

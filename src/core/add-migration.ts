@@ -1,0 +1,42 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { MIGRATIONS_DIR, migrationTimestamp, moduleMigrationSql } from './compose-migrations.js';
+import type { Database, LoadedModule } from './manifest.js';
+
+/** The newest migration folder's timestamp prefix in the app, if any. */
+function latestTimestamp(appDir: string): string | undefined {
+  const dir = path.join(appDir, MIGRATIONS_DIR);
+  if (!existsSync(dir)) return undefined;
+  const stamps = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^\d{14}_/.test(entry.name))
+    .map((entry) => entry.name.slice(0, 14))
+    .sort();
+  return stamps.at(-1);
+}
+
+function fromTimestamp(stamp: string): Date {
+  const [y, mo, d, h, mi, s] = [stamp.slice(0, 4), stamp.slice(4, 6), stamp.slice(6, 8), stamp.slice(8, 10), stamp.slice(10, 12), stamp.slice(12, 14)];
+  return new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+}
+
+/**
+ * One new migration folder with the tables of every added module, in dependency order: each
+ * module's SQL is the schema engine's diff from the schema without it to the schema with it, so the
+ * folder is what `prisma migrate dev` makes for the same change (statements grouped by module).
+ * Its name sorts after every migration already in the app; none of those is touched.
+ */
+export function addMigration(appDir: string, added: LoadedModule[], db: Database, now: Date) {
+  const parts = added.flatMap((module) => {
+    const sql = moduleMigrationSql(module, db);
+    return sql === undefined ? [] : [{ id: module.manifest.id, sql }];
+  });
+  if (parts.length === 0) return undefined;
+  const latest = latestTimestamp(appDir);
+  const stamp = latest && migrationTimestamp(now) <= latest ? migrationTimestamp(new Date(fromTimestamp(latest).getTime() + 1000)) : migrationTimestamp(now);
+  const name = `${stamp}_add_${parts.map((part) => part.id.replace(/-/g, '_')).join('_')}`;
+  return {
+    file: `${MIGRATIONS_DIR}/${name}/migration.sql`,
+    sql: parts.map((part) => part.sql.trimEnd()).join('\n\n') + '\n',
+    modules: parts.map((part) => part.id),
+  };
+}

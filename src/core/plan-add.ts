@@ -1,0 +1,192 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { choicesOf, projectNameOf, readAppMetadata, type AppMetadata } from './app-metadata.js';
+import type { Choices } from './choices.js';
+import { appendMissingEnv } from './merge-env.js';
+import { addMigration } from './add-migration.js';
+import { UsageError } from './errors.js';
+import { generateProject, oauthNextStep, type GeneratedProject } from './generate-project.js';
+import { contentHash, isTracked } from './generated-files.js';
+import type { LoadedModule } from './manifest.js';
+import { mergePackageJson } from './merge-package-json.js';
+import type { ModuleRegistry } from './registry.js';
+import { isAvailableAt } from './releases.js';
+import { supportsDatabase } from './resolve-selection.js';
+import { didYouMean } from './suggest.js';
+import { threeWayMerge } from './three-way-merge.js';
+
+/**
+ * What `add` does to one file:
+ * - added: a new file;
+ * - rewritten: a file the user never changed, replaced by the new render;
+ * - merged: a file the user edited, merged cleanly with the new render;
+ * - conflict: the user's file stays as it is; the proposal is written beside it.
+ */
+export type ChangeKind = 'added' | 'rewritten' | 'merged' | 'conflict';
+
+export interface FileChange {
+  file: string;
+  kind: ChangeKind;
+  /** What is written: at `file`, or for a conflict at `proposalFile`. */
+  content: string;
+  proposalFile?: string;
+  /** For a conflict: the one thing the user must do. */
+  action?: string;
+}
+
+export interface AddPlan {
+  appDir: string;
+  metadata: AppMetadata;
+  choices: Choices;
+  /** Every module the app gains: those asked for and what they require. */
+  added: LoadedModule[];
+  /** The ids asked for that the app did not have yet. */
+  requested: string[];
+  /** The ids asked for that the app already has (left as they are). */
+  alreadyThere: string[];
+  changes: FileChange[];
+  /** Variables appended to .env (values not shown: some are secrets). */
+  envAdded: string[];
+  migration?: { file: string; modules: string[] };
+  nextSteps: string[];
+}
+
+export const PROPOSAL_SUFFIX = '.gatekit-new';
+
+/** Modules `add` may offer for this app: chosen like built-ins, not internal, at its release and database. */
+export function addableModules(registry: ModuleRegistry, metadata: AppMetadata): LoadedModule[] {
+  const present = new Set(metadata.modules.map((module) => module.id));
+  return [...registry.modules.values()].filter(
+    (module) =>
+      module.manifest.category !== 'base' &&
+      !module.manifest.internal &&
+      !present.has(module.manifest.id) &&
+      isAvailableAt(module.manifest.tag, metadata.templateVersion) &&
+      supportsDatabase(module, metadata.database),
+  );
+}
+
+/** The app's choices with `ids` added, each to its category. */
+function withModules(choices: Choices, ids: string[], registry: ModuleRegistry, metadata: AppMetadata): Choices {
+  const present = new Set(metadata.modules.map((module) => module.id));
+  const offered = addableModules(registry, metadata).map((module) => module.manifest.id);
+  const next: Choices = { ...choices, auth: [...choices.auth], oauth: [...choices.oauth], hosted: [...choices.hosted], modules: [...choices.modules], toggles: { ...choices.toggles } };
+  const fresh = ids.filter((id) => !present.has(id));
+  if (fresh.length === 0) {
+    throw new UsageError(`${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} already in this app. Modules it can add: ${offered.join(', ') || 'none'}.`);
+  }
+  for (const id of fresh) {
+    const module = registry.modules.get(id);
+    if (!module || module.manifest.internal || module.manifest.category === 'base') {
+      throw new UsageError(`Unknown module '${id}'. ${didYouMean(id, offered)}Modules this app can add: ${offered.join(', ') || 'none'}.`);
+    }
+    if (!isAvailableAt(module.manifest.tag, metadata.templateVersion)) {
+      throw new UsageError(
+        `'${id}' first shipped in release ${module.manifest.tag}, but this app was made with template version ${metadata.templateVersion}. Modules it can add: ${offered.join(', ') || 'none'}.`,
+      );
+    }
+    const { category, flag } = module.manifest;
+    if (category === 'direct') next.auth.push(id);
+    else if (category === 'oauth') next.oauth.push(id);
+    else if (category === 'hosted') next.hosted.push(id);
+    else if (flag) next.toggles[id] = true;
+    else next.modules.push(id);
+  }
+  return next;
+}
+
+function readIfExists(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** Decides what happens to one generated file, from its last render (`base`), the user's copy and the new render. */
+export function planFile(
+  file: string,
+  user: string | undefined,
+  base: string | undefined,
+  next: string,
+  recordedHash: string | undefined,
+  hashesRecorded: boolean,
+): FileChange | undefined {
+  if (user === next || base === next) return undefined;
+  const proposalFile = `${file}${PROPOSAL_SUFFIX}`;
+  if (user === undefined) {
+    if (base === undefined) return { file, kind: 'added', content: next };
+    return { file, kind: 'conflict', content: next, proposalFile, action: `you deleted ${file}; the new version is ${proposalFile}: restore it as ${file} or delete it` };
+  }
+  const userUnchanged = hashesRecorded ? recordedHash !== undefined && contentHash(user) === recordedHash : user === base;
+  if (userUnchanged) return { file, kind: 'rewritten', content: next };
+  const baseKnown = base !== undefined && (!hashesRecorded || (recordedHash !== undefined && contentHash(base) === recordedHash));
+  if (!baseKnown) {
+    return { file, kind: 'conflict', content: next, proposalFile, action: `compare ${file} with ${proposalFile} (the version this add makes) and copy what you need into ${file}` };
+  }
+  const merge = threeWayMerge(user, base!, next);
+  if (merge.conflictLines.length === 0) return { file, kind: 'merged', content: merge.text };
+  return {
+    file,
+    kind: 'conflict',
+    content: merge.text,
+    proposalFile,
+    action: `resolve the conflict markers at line ${merge.conflictLines.join(', ')} of ${proposalFile}, then move it over ${file}`,
+  };
+}
+
+export interface PlanAddInput {
+  appDir: string;
+  ids: string[];
+  registry: ModuleRegistry;
+  now?: Date;
+}
+
+/**
+ * Plans `add` without touching the disk: renders the app as it was generated and as it will be,
+ * and compares both with the user's files.
+ */
+export function planAdd(input: PlanAddInput): AddPlan {
+  const appDir = path.resolve(input.appDir);
+  const metadata = readAppMetadata(appDir);
+  const { registry } = input;
+  const now = input.now ?? new Date();
+  const before = choicesOf(metadata, registry);
+  const choices = withModules(before, input.ids, registry, metadata);
+  const projectName = projectNameOf(metadata);
+  const render = (selection: Choices): GeneratedProject => generateProject({ projectName, directory: appDir, choices: selection, registry, now });
+  const old = render(before);
+  const next = render(choices);
+  const oldIds = new Set(old.modules.map((module) => module.manifest.id));
+  const added = next.modules.filter((module) => !oldIds.has(module.manifest.id));
+
+  const changes: FileChange[] = [];
+  const hashesRecorded = metadata.files !== undefined;
+  for (const [file, content] of next.tree.entries()) {
+    if (!isTracked(file)) continue;
+    const user = readIfExists(path.join(appDir, file));
+    const base = old.tree.get(file);
+    const change =
+      file === 'package.json'
+        ? mergePackageJson(user, base!, content)
+        : planFile(file, user, base, content, metadata.files?.[file], hashesRecorded);
+    if (change) changes.push(change);
+  }
+
+  const env = appendMissingEnv(readIfExists(path.join(appDir, '.env')), added, metadata.database);
+  if (env) changes.push({ file: '.env', kind: env.kind, content: env.content });
+
+  const migration = addMigration(appDir, added, metadata.database, now);
+  if (migration) changes.push({ file: migration.file, kind: 'added', content: migration.sql });
+
+  changes.push({ file: 'gatekit.json', kind: 'rewritten', content: next.tree.get('gatekit.json')! });
+  const nextSteps = added.flatMap(({ manifest }) => [...manifest.nextSteps, ...manifest.providers.oauth.map(oauthNextStep)]);
+  return {
+    appDir,
+    metadata,
+    choices,
+    added,
+    requested: input.ids.filter((id) => added.some((module) => module.manifest.id === id)),
+    alreadyThere: input.ids.filter((id) => oldIds.has(id)),
+    changes,
+    envAdded: env?.names ?? [],
+    ...(migration ? { migration: { file: migration.file, modules: migration.modules } } : {}),
+    nextSteps,
+  };
+}

@@ -1,0 +1,89 @@
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { call } from '../helpers/app-process.js';
+import { WORK_DIR } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/run-cli.js';
+import { findDrift, parsePostgresUrl, TEST_POSTGRES_URL } from '../helpers/schema-engine.js';
+import { add, APP_EDIT, AUDIT_LOG_PACK, edit, inApp, migrationHashes, registerUser, signIn, withApp } from './add.scenarios.js';
+
+vi.setConfig({ testTimeout: 600_000, hookTimeout: 900_000 });
+
+const dir = path.join(WORK_DIR, 'add-postgresql');
+const read = (name: string) => readFileSync(path.join(dir, name), 'utf8');
+const database = `gatekit_add_${process.pid}_${Date.now().toString(36)}`;
+const server = parsePostgresUrl(TEST_POSTGRES_URL).connectionString;
+const databaseUrl = (() => {
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  return url.toString();
+})();
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+let early: { email: string };
+
+describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in one run', () => {
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE "${database}"`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(WORK_DIR, { recursive: true });
+    const generated = runCli([dir, '--auth', 'jwt', '--no-orgs', '--no-pages', '--db', 'postgresql', '--yes', '--no-git', '--pm', 'npm'], {
+      env: { DATABASE_URL: databaseUrl },
+    });
+    expect(generated.status, generated.stderr).toBe(0);
+    expect(read('.env')).toContain(`DATABASE_URL=${databaseUrl}`);
+    inApp(dir, ['run', 'build']);
+    early = await withApp(dir, {}, registerUser);
+    edit(dir, 'src/app.ts', APP_EDIT.from, APP_EDIT.to);
+    edit(dir, 'README.md', '\nAn Express 5', "\nOur team's sign-in service.\n\nAn Express 5");
+    edit(dir, 'src/config.ts', 'export class ConfigError extends Error {}', '/** Thrown at start-up. */\nexport class ConfigError extends Error {}');
+  });
+
+  afterAll(async () => {
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  });
+
+  it('migrates from the earlier state with one new migration, keeps the edit, and the old user signs in', async () => {
+    const before = migrationHashes(dir);
+    const result = add(dir, ['orgs', 'totp', 'github', 'audit-log', '--pack', AUDIT_LOG_PACK]);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    for (const file of ['src/app.ts', 'README.md', 'src/config.ts']) {
+      expect(result.stdout).toMatch(new RegExp(`Merged with your edits:\\n(  .*\\n)*  ${file.replace(/[/.]/g, '\\$&')}\\n`));
+    }
+    expect(read('README.md')).toContain("Our team's sign-in service.");
+    expect(read('README.md')).toContain('## Audit log');
+    expect(read('src/config.ts')).toContain('Thrown at start-up');
+    const after = migrationHashes(dir);
+    for (const [name, hash] of Object.entries(before)) expect(after[name], name).toBe(hash);
+    expect(Object.keys(after).filter((name) => !(name in before))).toEqual([expect.stringMatching(/^\d{14}_add_identities_totp_orgs_audit_log$/)]);
+    expect(await findDrift({ db: 'postgresql', url: databaseUrl, schema: read('prisma/schema.prisma') })).toBe('');
+
+    expect(inApp(dir, ['run', 'typecheck'])).toContain('tsc --noEmit');
+    const tests = inApp(dir, ['test']);
+    expect(tests).toMatch(/Tests\s+\d+ passed/);
+    expect(tests).not.toMatch(/skipped|failed/);
+    for (const suite of ['organizations.test.ts', 'two-factor.test.ts', 'audit-log.test.ts', 'oauth.test.ts']) expect(tests).toContain(suite);
+
+    inApp(dir, ['run', 'build']);
+    await withApp(dir, {}, async (app) => {
+      const token = await signIn(app, early.email);
+      expect((await call(app.url, '/api/hello')).body).toEqual({ hello: 'world' });
+      expect((await call(app.url, '/api/organizations', { json: { name: 'Acme', slug: `acme-${Date.now()}` }, token })).status).toBe(201);
+      // The new two-factor routes answer (an unverified address may not turn it on yet).
+      const setup = await call(app.url, '/api/auth/2fa/setup', { method: 'POST', token });
+      expect([setup.status, setup.body.error.code]).toEqual([403, 'EMAIL_NOT_VERIFIED']);
+      expect((await call(app.url, '/api/audit-log', { token })).body.events).toHaveLength(1);
+      expect((await call(app.url, '/api/auth/providers')).body.oauth.map((provider: { id: string }) => provider.id)).toEqual(['github']);
+    });
+  });
+});

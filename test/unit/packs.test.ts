@@ -1,0 +1,88 @@
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManifestError, UsageError } from '../../src/core/errors.js';
+import { MANIFEST_FILE } from '../../src/core/manifest.js';
+import { resolvePack } from '../../src/core/packs.js';
+import { createRegistry, loadBuiltinModules, loadPack } from '../../src/core/registry.js';
+import { ROOT } from '../helpers/run-cli.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'gatekit-packs-'));
+const valid = { id: 'acme-sso', name: 'Acme SSO', category: 'oauth', tag: '3.2', description: 'Acme single sign-on', requires: ['oauth'] };
+
+function packFolder(name: string, modules: Record<string, object>, packageJson?: object): string {
+  const dir = path.join(work, name);
+  for (const [folder, manifest] of Object.entries(modules)) {
+    mkdirSync(path.join(dir, folder), { recursive: true });
+    writeFileSync(path.join(dir, folder, MANIFEST_FILE), JSON.stringify(manifest));
+  }
+  mkdirSync(dir, { recursive: true });
+  if (packageJson) writeFileSync(path.join(dir, 'package.json'), JSON.stringify(packageJson));
+  return dir;
+}
+
+const load = (spec: string, from = [work]) => {
+  const pack = resolvePack(spec, from);
+  return createRegistry([...loadBuiltinModules(), ...loadPack(pack)], [pack.ref]);
+};
+
+describe('loading packs', () => {
+  it('loads a folder pack and records its path', () => {
+    const dir = packFolder('plain', { 'acme-sso': valid });
+    const registry = load(dir);
+    expect(registry.modules.get('acme-sso')?.source).toBe(dir);
+    expect(registry.packs).toEqual([{ spec: dir, path: dir }]);
+  });
+
+  it('loads an installed npm package by name through its gatekit field, recording name and version', () => {
+    const app = path.join(work, 'app');
+    const installed = path.join(app, 'node_modules', '@acme', 'gatekit-sso');
+    packFolder(path.relative(work, installed), { 'modules/acme-sso': valid }, { name: '@acme/gatekit-sso', version: '1.2.3', gatekit: { modules: 'modules' } });
+    const registry = load('@acme/gatekit-sso', [app]);
+    expect(registry.packs).toEqual([{ spec: '@acme/gatekit-sso', name: '@acme/gatekit-sso', version: '1.2.3' }]);
+    expect(registry.modules.has('acme-sso')).toBe(true);
+  });
+
+  it('loads the example packs', () => {
+    for (const name of ['keycloak', 'audit-log']) {
+      const registry = load(path.join(ROOT, 'examples/packs', name));
+      expect(registry.packs[0]).toMatchObject({ name: `gatekit-pack-${name}`, version: '1.0.0' });
+    }
+  });
+
+  it('refuses a missing pack, naming what to do', () => {
+    expect(() => load('gatekit-pack-nowhere')).toThrow(UsageError);
+    expect(() => load('gatekit-pack-nowhere')).toThrow(/neither a folder nor an installed npm package.*npm install --save-dev gatekit-pack-nowhere/);
+  });
+
+  it('refuses an npm package without a gatekit field, and a bad gatekit field, naming file, field and valid values', () => {
+    const app = path.join(work, 'app2');
+    packFolder(path.relative(work, path.join(app, 'node_modules', 'not-a-pack')), { 'acme-sso': valid }, { name: 'not-a-pack', version: '1.0.0' });
+    expect(() => load('not-a-pack', [app])).toThrow(ManifestError);
+    expect(() => load('not-a-pack', [app])).toThrow(/not-a-pack\/package\.json\) is not a Gatekit pack: its package.json has no "gatekit" field. Valid values: true, or \{ "modules"/);
+    packFolder(path.relative(work, path.join(app, 'node_modules', 'bad-field')), { 'acme-sso': valid }, { name: 'bad-field', gatekit: 'yes' });
+    expect(() => load('bad-field', [app])).toThrow(/bad-field\/package\.json: field "gatekit" is "yes". Valid values: true/);
+  });
+
+  it('refuses an invalid manifest, naming the file, the field and the valid values', () => {
+    const dir = packFolder('bad-category', { 'acme-sso': { ...valid, category: 'plugin' } });
+    expect(() => load(dir)).toThrow(ManifestError);
+    expect(() => load(dir)).toThrow(new RegExp(`${path.join(dir, 'acme-sso', MANIFEST_FILE).replace(/[/.]/g, '\\$&')}.*category: .*"base".*"direct".*"oauth".*"hosted".*"module"`));
+  });
+
+  it('never lets a pack id shadow a built-in or another pack', () => {
+    const dir = packFolder('shadow', { github: { ...valid, id: 'github' } });
+    expect(() => load(dir)).toThrow(/Module id 'github' is declared twice: by the built-in module in .*templates\/github and by pack '.*shadow'.*may not equal a built-in's/);
+    const first = packFolder('first', { 'acme-sso': valid });
+    const second = packFolder('second', { 'acme-sso': valid });
+    const packs = [resolvePack(first, [work]), resolvePack(second, [work])];
+    expect(() => createRegistry([...loadBuiltinModules(), ...packs.flatMap(loadPack)])).toThrow(/declared twice: by pack '.*first'.*and by pack '.*second'/);
+  });
+
+  it('refuses a pack with no module folder', () => {
+    const dir = packFolder('empty', {}, { name: 'empty', gatekit: true });
+    cpSync(dir, `${dir}-copy`, { recursive: true });
+    expect(() => load(`${dir}-copy`)).toThrow(/has no module folders: each module is a folder with a gatekit.module.json/);
+  });
+});
