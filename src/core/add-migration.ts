@@ -19,11 +19,29 @@ function fromTimestamp(stamp: string): Date {
   return new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
 }
 
+/** The order in which Prisma's schema engine writes the kinds of statement of one migration. */
+const STATEMENT_KINDS = ['CreateSchema', 'CreateEnum', 'CreateTable', 'CreateIndex', 'AddForeignKey'];
+
 /**
- * One new migration folder with the tables of every added module, in dependency order: each
- * module's SQL is the schema engine's diff from the schema without it to the schema with it, so the
- * folder is what `prisma migrate dev` makes for the same change (statements grouped by module).
- * Its name sorts after every migration already in the app; none of those is touched.
+ * The added modules' SQL as one migration. Each module's SQL is the schema engine's diff from the
+ * schema without it to the schema with it; the engine writes a diff of several modules kind by
+ * kind (every table, then every index, then every foreign key), each kind in schema order, so the
+ * modules' "-- <Kind>" blocks are sorted by kind, keeping module order within a kind.
+ * (test/integration/add-migration.test.ts compares it with the engine's own diff.) A block of
+ * another kind (an altered table) keeps the modules' order unchanged.
+ */
+function combinedSql(parts: string[]): string {
+  const blocks = parts.flatMap((sql) => sql.trim().split(/\n\n(?=-- )/));
+  const kinds = blocks.map((block) => STATEMENT_KINDS.indexOf(/^-- (\w+)/.exec(block)?.[1] ?? ''));
+  if (kinds.includes(-1)) return `${parts.map((sql) => sql.trimEnd()).join('\n\n')}\n`;
+  const sorted = blocks.map((block, index) => ({ block, index, kind: kinds[index]! })).sort((a, b) => a.kind - b.kind || a.index - b.index);
+  return `${sorted.map(({ block }) => block).join('\n\n')}\n`;
+}
+
+/**
+ * One new migration folder with the tables of every added module: what `prisma migrate dev` makes
+ * for the same change. Its name sorts after every migration already in the app; none of those is
+ * touched.
  */
 export function addMigration(appDir: string, added: LoadedModule[], db: Database, now: Date) {
   const parts = added.flatMap((module) => {
@@ -36,7 +54,7 @@ export function addMigration(appDir: string, added: LoadedModule[], db: Database
   const name = `${stamp}_add_${parts.map((part) => part.id.replace(/-/g, '_')).join('_')}`;
   return {
     file: `${MIGRATIONS_DIR}/${name}/migration.sql`,
-    sql: parts.map((part) => part.sql.trimEnd()).join('\n\n') + '\n',
+    sql: combinedSql(parts.map((part) => part.sql)),
     modules: parts.map((part) => part.id),
   };
 }
