@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -6,7 +6,7 @@ import { call } from '../helpers/app-process.js';
 import { WORK_DIR } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/run-cli.js';
 import { findDrift, parsePostgresUrl, TEST_POSTGRES_URL } from '../helpers/schema-engine.js';
-import { add, APP_EDIT, AUDIT_LOG_PACK, edit, inApp, migrationHashes, registerUser, signIn, withApp } from './add.scenarios.js';
+import { add, APP_EDIT, AUDIT_LOG_PACK, edit, inApp, migrationHashes, registerUser, signIn, treeHash, withApp } from './add.scenarios.js';
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 900_000 });
 
@@ -31,6 +31,9 @@ async function admin(sql: string): Promise<void> {
 }
 
 let early: { email: string };
+const ADDED = ['orgs', 'totp', 'github', 'audit-log', '--pack', AUDIT_LOG_PACK];
+const HOOKS = 'src/modules/auth/account-hooks.ts';
+let hooksEdit: string;
 
 describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in one run', () => {
   beforeAll(async () => {
@@ -47,16 +50,37 @@ describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in o
     edit(dir, 'src/app.ts', APP_EDIT.from, APP_EDIT.to);
     edit(dir, 'README.md', '\nAn Express 5', "\nOur team's sign-in service.\n\nAn Express 5");
     edit(dir, 'src/config.ts', 'export class ConfigError extends Error {}', '/** Thrown at start-up. */\nexport class ConfigError extends Error {}');
+    // An edit on the very line that totp's login check goes into: a conflict.
+    hooksEdit = edit(dir, HOOKS, 'export const loginChecks: LoginCheck[] = [];', 'export const loginChecks: LoginCheck[] = [/* none yet */];');
   });
 
   afterAll(async () => {
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
-  it('migrates from the earlier state with one new migration, keeps the edit, and the old user signs in', async () => {
+  it('--dry-run prints the plan, the conflict included, and writes nothing', () => {
+    const before = treeHash(dir);
+    const result = add(dir, [...ADDED, '--dry-run']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Added:\n[\s\S]*src\/modules\/organizations\/organizations\.routes\.ts/);
+    expect(result.stdout).toMatch(/Merged with your edits:\n(  .*\n)*  src\/app\.ts/);
+    expect(result.stdout).toMatch(/Conflicting with your edits[^\n]*:\n  src\/modules\/auth\/account-hooks\.ts/);
+    expect(result.stdout).toContain('Nothing was written.');
+    expect(treeHash(dir)).toEqual(before);
+  });
+
+  it('migrates from the earlier state with one new migration, keeps the edits, and the old user signs in', async () => {
     const before = migrationHashes(dir);
-    const result = add(dir, ['orgs', 'totp', 'github', 'audit-log', '--pack', AUDIT_LOG_PACK]);
+    const result = add(dir, ADDED);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // The conflict: the user's file untouched, the proposal beside it, the line to act on named.
+    expect(read(HOOKS)).toBe(hooksEdit);
+    expect(existsSync(path.join(dir, `${HOOKS}.gatekit-new`))).toBe(true);
+    expect(result.stdout).toMatch(/src\/modules\/auth\/account-hooks\.ts: resolve the conflict markers at line \d+ of src\/modules\/auth\/account-hooks\.ts\.gatekit-new/);
+    // The user resolves it by taking the new side, as the report says.
+    const proposal = read(`${HOOKS}.gatekit-new`);
+    writeFileSync(path.join(dir, HOOKS), proposal.replace(/<<<<<<< your version\n[\s\S]*?=======\n([\s\S]*?)>>>>>>> create-gatekit add\n/g, '$1'));
+    rmSync(path.join(dir, `${HOOKS}.gatekit-new`));
     for (const file of ['src/app.ts', 'README.md', 'src/config.ts']) {
       expect(result.stdout).toMatch(new RegExp(`Merged with your edits:\\n(  .*\\n)*  ${file.replace(/[/.]/g, '\\$&')}\\n`));
     }
