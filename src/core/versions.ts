@@ -20,6 +20,7 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   'express-rate-limit': '^8.7.4',
   helmet: '^8.3.0',
   jose: '^6.2.17',
+  libsql: '^0.5.29',
   mariadb: '^3.5.4',
   nodemailer: '^10.6.0',
   'openid-client': '^6.8.9',
