@@ -1,6 +1,7 @@
 // What one database read costs a generated app, layer by layer, in CPU microseconds: the
-// SQLite driver alone, @libsql/client, Prisma's raw query, and the Prisma queries the hot routes
-// run (the guard's, the membership's, a page of 50 members). No HTTP: the floor under each route.
+// SQLite driver alone, @libsql/client, Prisma's raw query, the hot routes' reads as Prisma queries
+// (the guard's, the membership's, a page of 51 members) and as the app runs them now, SQL through
+// Prisma's adapter (src/db/sql-reads.ts). No HTTP: the floor under each route.
 //
 //   node scripts/query-costs.mjs <app dir> [iterations]
 //
@@ -29,7 +30,7 @@ if (migrated.status !== 0) throw new Error(`db:migrate exited ${migrated.status}
 const appRequire = createRequire(path.join(appDir, 'package.json'));
 const Database = appRequire('libsql');
 const { createClient } = await import(pathToFileURL(appRequire.resolve('@libsql/client')).href);
-const { createPrismaClient } = await import(pathToFileURL(path.join(appDir, 'dist/db/client.js')).href);
+const { createDatabase } = await import(pathToFileURL(path.join(appDir, 'dist/db/client.js')).href);
 
 const now = new Date().toISOString();
 const future = new Date(Date.now() + 3_600_000).toISOString();
@@ -45,7 +46,7 @@ for (let i = 0; i < 10_000; i++) {
 seed.prepare('INSERT INTO AccessToken (id, userId, expiresAt, createdAt) VALUES (?, ?, ?, ?)').run('token', 'user-0', future, now);
 seed.exec('COMMIT');
 
-const prisma = createPrismaClient(url);
+const { prisma, sql } = createDatabase(url);
 const client = createClient({ url });
 const driver = new Database(databaseFile);
 const preparedUser = driver.prepare('SELECT * FROM User WHERE id = ?');
@@ -61,6 +62,21 @@ const cases = {
   "Prisma, the membership's query": () => prisma.orgMember.findUnique({ where: { userId_organizationId: { userId: 'user-0', organizationId: 'org' } } }),
   'Prisma, a page of 51 members with their users': () =>
     prisma.orgMember.findMany({ where: { organizationId: 'org' }, include: { user: { select: { email: true, name: true } } }, orderBy: { id: 'asc' }, take: 51 }),
+  // The same three reads as the generated app runs them (guard.ts, membership.ts, members.service.ts).
+  "SQL through the adapter, the guard's read": () =>
+    sql.rows(
+      `SELECT u."id", u."email", u."name", u."image", u."emailVerified", u."twoFactorEnabled", u."createdAt", u."updatedAt" FROM {User} u
+       WHERE u."id" = ? AND EXISTS (SELECT 1 FROM {AccessToken} t WHERE t."id" = ? AND t."userId" = u."id" AND t."revokedAt" IS NULL AND t."expiresAt" > ?)`,
+      ['user-0', 'token', new Date()],
+    ),
+  "SQL through the adapter, the membership's read": () =>
+    sql.rows('SELECT "id", "organizationId", "userId", "role", "joinedAt" FROM {OrgMember} WHERE "userId" = ? AND "organizationId" = ?', ['user-0', 'org']),
+  'SQL through the adapter, a page of 51 members': () =>
+    sql.rows(
+      `SELECT m."id", m."userId", u."email", u."name", m."role", m."joinedAt" FROM {OrgMember} m JOIN {User} u ON u."id" = m."userId"
+       WHERE m."organizationId" = ? AND m."id" > ? ORDER BY m."id" LIMIT ?`,
+      ['org', '', 51],
+    ),
 };
 
 const results = [];

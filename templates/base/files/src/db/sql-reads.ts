@@ -58,6 +58,13 @@ export const sqlBoolean = (value: unknown): boolean => value === true || value =
 /** A date column as either database returns it: an ISO 8601 text. */
 export const sqlDate = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
 
+/**
+ * A date column as the API writes it (2026-01-02T03:04:05.000Z). SQLite holds dates as
+ * 2026-01-02T03:04:05.000+00:00, which only needs its zone rewritten; anything else is parsed.
+ */
+export const sqlIsoDate = (value: unknown): string =>
+  typeof value === 'string' && value.length === 29 && value.endsWith('+00:00') ? `${value.slice(0, 23)}Z` : sqlDate(value).toISOString();
+
 export const sqlDateOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : sqlDate(value));
 
 export const sqlText = (value: unknown): string => value as string;

@@ -13,7 +13,7 @@ const lastOwner = () => new AppError(409, 'LAST_OWNER', 'An organization must ke
 const cannotRemove = () => forbidden('Admins can remove members only; owners and admins can be removed by an owner.');
 
 const MEMBERS_PAGE = `
-  SELECT m."id", m."userId", u."email", u."name", m."role", m."organizationId", m."joinedAt"
+  SELECT m."id", m."userId", u."email", u."name", m."role", m."joinedAt"
   FROM {OrgMember} m JOIN {User} u ON u."id" = m."userId"
   WHERE m."organizationId" = ? AND m."id" > ?
   ORDER BY m."id" LIMIT ?`;
@@ -25,7 +25,10 @@ const MEMBERS_PAGE = `
 export async function listMembers(ctx: AppContext, membership: Membership, page: PageQuery): Promise<{ members: MemberView[]; nextCursor: string | null }> {
   // '' sorts before every id, so the first page needs no second query.
   const found = await ctx.sql.rows(MEMBERS_PAGE, [membership.organizationId, page.cursor ?? '', page.limit + 1]);
-  const { rows, nextCursor } = toPage(found.map(toMemberRowView), page);
+  const { rows, nextCursor } = toPage(
+    found.map((row) => toMemberRowView(row, membership.organizationId)),
+    page,
+  );
   return { members: rows, nextCursor };
 }
 

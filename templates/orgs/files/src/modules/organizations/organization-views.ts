@@ -1,5 +1,5 @@
 import type { Organization, OrgInvite, OrgMember, User } from '../../generated/prisma/client.js';
-import { sqlDate, sqlText, sqlTextOrNull } from '../../db/sql-reads.js';
+import { sqlIsoDate, sqlText, sqlTextOrNull } from '../../db/sql-reads.js';
 import { toRole, type Role } from './roles.js';
 
 /** What the API returns. Tokens and token hashes never appear here. */
@@ -65,16 +65,16 @@ export function toMemberView(member: MemberWithUser): MemberView {
   };
 }
 
-/** A members-list row, in the order of its SELECT: id, userId, email, name, role, organizationId, joinedAt. */
-export function toMemberRowView([id, userId, email, name, role, organizationId, joinedAt]: unknown[]): MemberView {
+/** A members-list row, in the order of its SELECT: id, userId, email, name, role, joinedAt. */
+export function toMemberRowView([id, userId, email, name, role, joinedAt]: unknown[], organizationId: string): MemberView {
   return {
     id: sqlText(id),
     userId: sqlText(userId),
     email: sqlText(email),
     name: sqlTextOrNull(name),
     role: toRole(sqlText(role)),
-    organizationId: sqlText(organizationId),
-    joinedAt: sqlDate(joinedAt).toISOString(),
+    organizationId,
+    joinedAt: sqlIsoDate(joinedAt),
   };
 }
 
