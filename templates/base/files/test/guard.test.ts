@@ -77,6 +77,8 @@ describe('the guard', () => {
     };
     await expectUnauthenticated(await app.request('/api/auth/me', { token: resign({ alg: 'HS256', typ: 'JWT', kid: 'x' }) }));
     await expectUnauthenticated(await app.request('/api/auth/me', { token: resign({ alg: 'HS256' }) }));
+    // Only the exact header this app signs is accepted, byte for byte.
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: resign({ typ: 'JWT', alg: 'HS256' }) }));
     expect((await app.request('/api/auth/me', { token: resign({ alg: 'HS256', typ: 'JWT' }) })).status).toBe(200);
     const [header] = token.split('.');
     await expectUnauthenticated(await app.request('/api/auth/me', { token: `${header}.${payload}.${signature}A` }));

@@ -4,6 +4,8 @@ import type { Config } from '../../config.js';
 
 /** Access tokens are HS256 only; any other algorithm (including "none") is rejected on verify. */
 const ALGORITHM = 'HS256';
+/** The one header this app signs, as jose encodes it: {"alg":"HS256","typ":"JWT"}. */
+const HEADER = Buffer.from(JSON.stringify({ alg: ALGORITHM, typ: 'JWT' })).toString('base64url');
 
 const keys = new WeakMap<Config, KeyObject>();
 
@@ -56,7 +58,7 @@ function decodeJson(part: string): Record<string, unknown> | undefined {
 }
 
 /**
- * Checks the header (exactly HS256, typ JWT, nothing critical), the HMAC-SHA256 signature in
+ * Checks the header (exactly the one this app signs: HS256, typ JWT, nothing else), the HMAC-SHA256 signature in
  * constant time, and the claims (sub, jti, iat, an exp in the future). Returns them, or undefined.
  *
  * The check runs on node:crypto's HMAC, which costs a few microseconds; jose verifies through
@@ -67,8 +69,7 @@ export function verifyAccessToken(config: Config, token: string): AccessTokenCla
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   const [header, payload, signature] = parts as [string, string, string];
-  const protectedHeader = decodeJson(header);
-  if (!protectedHeader || protectedHeader.alg !== ALGORITHM || protectedHeader.typ !== 'JWT' || Object.keys(protectedHeader).length !== 2) return undefined;
+  if (header !== HEADER) return undefined;
   const expected = createHmac('sha256', signingKey(config)).update(`${header}.${payload}`).digest();
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || given.toString('base64url') !== signature || !timingSafeEqual(given, expected)) return undefined;
