@@ -13,6 +13,7 @@ import type { ModuleRegistry } from './registry.js';
 import { isAvailableAt } from './releases.js';
 import { supportsDatabase } from './resolve-selection.js';
 import { didYouMean } from './suggest.js';
+import { GENERATOR_VERSION } from './version.js';
 import { threeWayMerge } from './three-way-merge.js';
 
 /**
@@ -131,6 +132,24 @@ export function planFile(
   };
 }
 
+/**
+ * Files the user never edited (their hash is the one recorded at generation) that this version of
+ * the generator would write differently for the modules the app already has: the templates
+ * changed since the app was made. Adding modules then would rewrite some shared files to the new
+ * templates and leave others old, an app that no longer builds, so `add` refuses instead.
+ */
+function filesChangedSinceGeneration(appDir: string, metadata: AppMetadata, old: GeneratedProject): string[] {
+  if (!metadata.files) return [];
+  const changed: string[] = [];
+  for (const [file, recorded] of Object.entries(metadata.files)) {
+    const rendered = old.tree.get(file);
+    const user = readIfExists(path.join(appDir, file));
+    if (user === undefined || contentHash(user) !== recorded) continue;
+    if (rendered === undefined || rendered !== user) changed.push(file);
+  }
+  return changed;
+}
+
 export interface PlanAddInput {
   appDir: string;
   ids: string[];
@@ -152,6 +171,15 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const projectName = projectNameOf(metadata);
   const render = (selection: Choices): GeneratedProject => generateProject({ projectName, directory: appDir, choices: selection, registry, now });
   const old = render(before);
+  const stale = filesChangedSinceGeneration(appDir, metadata, old);
+  if (stale.length > 0) {
+    const made = metadata.generator.version;
+    throw new UsageError(
+      `This app was made by create-gatekit ${made}, and this is ${GENERATOR_VERSION}: the templates of the modules it has changed since ` +
+        `(${stale.length} file${stale.length === 1 ? '' : 's'} you never edited would be written differently, e.g. ${stale.slice(0, 3).join(', ')}). ` +
+        `Adding modules with this version would mix the two. Add them with the version that made the app: npx create-gatekit@${made} add ${input.ids.join(' ')}. Nothing was written.`,
+    );
+  }
   const next = render(choices);
   const oldIds = new Set(old.modules.map((module) => module.manifest.id));
   const added = next.modules.filter((module) => !oldIds.has(module.manifest.id));

@@ -142,6 +142,38 @@ describe('planning an add', () => {
     expect(() => planAdd({ appDir: old, ids: ['orgs'], registry })).toThrow(/'orgs' first shipped in release 3.0, but this app was made with template version 2.0/);
   });
 
+  it('refuses an app made by a version whose templates differ, naming the files and the version to use, and writes nothing', () => {
+    const dir = appWith({ auth: ['jwt'] });
+    // What an older generator wrote: a shared file it never edited, recorded under its own hash.
+    const file = 'src/context.ts';
+    const older = readFileSync(path.join(dir, file), 'utf8').replace(/^.*sql: SqlReads;\n/m, '');
+    writeFileSync(path.join(dir, file), older);
+    const metadataFile = path.join(dir, 'gatekit.json');
+    const metadata = JSON.parse(readFileSync(metadataFile, 'utf8'));
+    metadata.generator.version = '3.2.0';
+    metadata.files[file] = contentHash(older);
+    writeFileSync(metadataFile, JSON.stringify(metadata, null, 2));
+    const before = readFileSync(path.join(dir, 'src/app.ts'), 'utf8');
+
+    const error = (() => {
+      try {
+        planAdd({ appDir: dir, ids: ['magic-link'], registry });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain('made by create-gatekit 3.2.0');
+    expect((error as Error).message).toContain(file);
+    expect((error as Error).message).toContain('npx create-gatekit@3.2.0 add magic-link');
+    expect(readFileSync(path.join(dir, 'src/app.ts'), 'utf8')).toBe(before);
+
+    // A file the user edited is theirs, whatever the version: it alone never stops an add.
+    writeFileSync(path.join(dir, file), `${older}// mine\n`);
+    expect(planAdd({ appDir: dir, ids: ['magic-link'], registry }).added.map((module) => module.manifest.id)).toContain('magic-link');
+  });
+
   it('explains a folder without gatekit.json', () => {
     expect(() => planAdd({ appDir: work, ids: ['orgs'], registry })).toThrow(/No gatekit.json in .*--cwd/);
   });
