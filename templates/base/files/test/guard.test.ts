@@ -33,6 +33,11 @@ describe('the guard', () => {
       twoFactorEnabled: false,
       createdAt: user.createdAt.toISOString(),
     });
+    // The guard reads the user with SQL: true flags and names must come back as Prisma holds them.
+    const verified = await createUserWithToken(app, undefined, { emailVerified: true });
+    await app.context.prisma.user.update({ where: { id: verified.user.id }, data: { name: 'Ada', twoFactorEnabled: true } });
+    const me = await (await app.request('/api/auth/me', { token: verified.token })).json();
+    expect(me.user).toMatchObject({ id: verified.user.id, name: 'Ada', emailVerified: true, twoFactorEnabled: true });
   });
 
   it('rejects a missing or malformed Authorization header', async () => {

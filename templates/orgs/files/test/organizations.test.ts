@@ -137,6 +137,8 @@ describe('members and roles', () => {
     const rest = await call(`/api/organizations/${organization.id}/members?cursor=${listed.body.nextCursor}`, member.token);
     const all = [...listed.body.members, ...rest.body.members];
     expect(all.map((one: { id: string }) => one.id).sort()).toEqual(Object.values(ids).sort());
+    // The list is read with SQL: its date must be the one Prisma holds, written as the API writes dates.
+    const row = await app.context.prisma.orgMember.findUniqueOrThrow({ where: { id: ids.member } });
     expect(all.find((one: { id: string }) => one.id === ids.member)).toEqual({
       id: ids.member,
       userId: member.user.id,
@@ -144,7 +146,7 @@ describe('members and roles', () => {
       name: null,
       role: 'member',
       organizationId: organization.id,
-      joinedAt: expect.any(String),
+      joinedAt: row.joinedAt.toISOString(),
     });
   });
 

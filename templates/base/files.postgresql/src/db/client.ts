@@ -1,7 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { databaseOn, type Database } from './database.js';
 import { splitSchema } from './postgres-url.js';
-import { SqlReads, type AdapterQueryable } from './sql-reads.js';
 
 /**
  * Every wait on the server is bounded, so an outage answers 503 within seconds instead of hanging:
@@ -17,36 +16,12 @@ const timeouts = {
   keepAlive: true,
 };
 
-/** Prisma's adapter, made once: Prisma and the hot paths' SQL reads (sql-reads.ts) share its pool. */
-class PostgresAdapterFactory extends PrismaPg {
-  #adapter: ReturnType<PrismaPg['connect']> | undefined;
-
-  override connect(): ReturnType<PrismaPg['connect']> {
-    this.#adapter ??= super.connect().then((adapter) => {
-      const dispose = adapter.dispose.bind(adapter);
-      adapter.dispose = () => {
-        this.#adapter = undefined;
-        return dispose();
-      };
-      return adapter;
-    });
-    return this.#adapter;
-  }
-}
-
-export interface Database {
-  prisma: PrismaClient;
-  sql: SqlReads;
-}
-
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export function createDatabase(url: string): Database {
   const { connectionString, schema } = splitSchema(url);
-  const factory = new PostgresAdapterFactory({ connectionString, ...timeouts }, schema ? { schema } : undefined);
-  const sql = new SqlReads(() => factory.connect() as Promise<AdapterQueryable>, {
+  return databaseOn(new PrismaPg({ connectionString, ...timeouts }, schema ? { schema } : undefined), {
     placeholder: (position) => `$${position}`,
     table: (name) => (schema ? `${quote(schema)}.${quote(name)}` : quote(name)),
   });
-  return { prisma: new PrismaClient({ adapter: factory }), sql };
 }

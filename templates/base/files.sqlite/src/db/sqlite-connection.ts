@@ -59,7 +59,7 @@ function fromSqlRow(row: unknown[]): unknown[] {
 }
 
 function resultSet(columns: string[], columnTypes: string[], rows: unknown[][], rowsAffected: number, lastInsertRowid?: bigint): ResultSet {
-  return { columns, columnTypes, rows, rowsAffected, lastInsertRowid, toJSON: () => ({ columns, columnTypes, rows, rowsAffected }) } as unknown as ResultSet;
+  return { columns, columnTypes, rows, rowsAffected, lastInsertRowid } as unknown as ResultSet;
 }
 
 /**
@@ -73,7 +73,8 @@ function resultSet(columns: string[], columnTypes: string[], rows: unknown[][], 
  *   one open file and its memory per sign-up, until SQLITE_CANTOPEN;
  * - after SQLITE_BUSY (another process held the database), libSQL 0.5 leaves a read open on the
  *   connection, and every later write of the app would fail: this connection reopens instead.
- * Prisma's adapter lets one query or one transaction use the connection at a time.
+ * Prisma's adapter lets one query or one transaction use the connection at a time. It calls
+ * execute, executeMultiple, transaction (then execute, commit, rollback) and close: what is here.
  */
 export class SqliteConnection {
   readonly protocol = 'file';
@@ -135,17 +136,6 @@ export class SqliteConnection {
     return typeof statement === 'string' ? this.run(statement, args) : this.run(statement.sql, statement.args);
   }
 
-  async batch(statements: InStatement[], mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
-    const transaction = await this.transaction(mode);
-    try {
-      const results = await transaction.batch(statements);
-      await transaction.commit();
-      return results;
-    } finally {
-      transaction.close();
-    }
-  }
-
   async executeMultiple(sql: string): Promise<void> {
     if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
     try {
@@ -160,10 +150,6 @@ export class SqliteConnection {
     this.run(BEGIN[mode]);
     const db = this.#db;
     const isOpen = () => this.#db === db && !this.closed && db.inTransaction;
-    const run = (statement: InStatement) => {
-      if (!isOpen()) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED');
-      return typeof statement === 'string' ? this.run(statement) : this.run(statement.sql, statement.args);
-    };
     const end = (sql: 'COMMIT' | 'ROLLBACK') => {
       if (!isOpen()) return;
       try {
@@ -180,21 +166,12 @@ export class SqliteConnection {
       }
     };
     return {
-      execute: async (statement: InStatement) => run(statement),
-      batch: async (statements: InStatement[]) => statements.map(run),
-      executeMultiple: async (sql: string) => {
+      execute: async (statement: InStatement) => {
         if (!isOpen()) throw new LibsqlError('The transaction is closed', 'TRANSACTION_CLOSED');
-        await this.executeMultiple(sql);
+        return this.execute(statement);
       },
       commit: async () => end('COMMIT'),
       rollback: async () => end('ROLLBACK'),
-      close: () => {
-        try {
-          end('ROLLBACK');
-        } catch {
-          // Closing never fails: the connection is reopened after an error that left it unusable.
-        }
-      },
       get closed() {
         return !isOpen();
       },
@@ -216,10 +193,6 @@ export class SqliteConnection {
     this.closed = true;
     this.#statements.clear();
     this.#db.close();
-  }
-
-  async sync(): Promise<never> {
-    throw new LibsqlError('sync is not supported on a local database', 'SYNC_NOT_SUPPORTED');
   }
 
   asClient(): Client {

@@ -65,8 +65,6 @@ export const sqlDate = (value: unknown): Date => (value instanceof Date ? value 
 export const sqlIsoDate = (value: unknown): string =>
   typeof value === 'string' && value.length === 29 && value.endsWith('+00:00') ? `${value.slice(0, 23)}Z` : sqlDate(value).toISOString();
 
-export const sqlDateOrNull = (value: unknown): Date | null => (value === null || value === undefined ? null : sqlDate(value));
-
 export const sqlText = (value: unknown): string => value as string;
 
 export const sqlTextOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : (value as string));
