@@ -1,7 +1,7 @@
 // What one database read costs a generated app, layer by layer, in CPU microseconds: the
-// SQLite driver alone, @libsql/client, Prisma's raw query, the hot routes' reads as Prisma queries
+// SQLite driver alone, Prisma's raw query, the hot routes' reads as Prisma queries
 // (the guard's, the membership's, a page of 51 members) and as the app runs them now, SQL through
-// Prisma's adapter (src/db/sql-reads.ts). No HTTP: the floor under each route.
+// Prisma's adapter (src/db/sql-reads.ts on src/db/sqlite-adapter.ts). No HTTP: the floor under each route.
 //
 //   node scripts/query-costs.mjs <app dir> [iterations]
 //
@@ -29,7 +29,6 @@ if (migrated.status !== 0) throw new Error(`db:migrate exited ${migrated.status}
 
 const appRequire = createRequire(path.join(appDir, 'package.json'));
 const Database = appRequire('libsql');
-const { createClient } = await import(pathToFileURL(appRequire.resolve('@libsql/client')).href);
 const { createDatabase } = await import(pathToFileURL(path.join(appDir, 'dist/db/client.js')).href);
 
 const now = new Date().toISOString();
@@ -47,7 +46,6 @@ seed.prepare('INSERT INTO AccessToken (id, userId, expiresAt, createdAt) VALUES 
 seed.exec('COMMIT');
 
 const { prisma, sql } = createDatabase(url);
-const client = createClient({ url });
 const driver = new Database(databaseFile);
 const preparedUser = driver.prepare('SELECT * FROM User WHERE id = ?');
 
@@ -55,7 +53,6 @@ const guardQuery = () =>
   prisma.user.findFirst({ where: { id: 'user-0', accessTokens: { some: { id: 'token', revokedAt: null, expiresAt: { gt: new Date() } } } } });
 const cases = {
   'libsql driver, prepared statement, one user': async () => preparedUser.get('user-0'),
-  '@libsql/client execute, one user': () => client.execute({ sql: 'SELECT * FROM User WHERE id = ?', args: ['user-0'] }),
   'Prisma $queryRaw SELECT 1': () => prisma.$queryRaw`SELECT 1`,
   'Prisma user.findUnique by id': () => prisma.user.findUnique({ where: { id: 'user-0' } }),
   "Prisma, the guard's query (user with a live token)": guardQuery,
@@ -90,7 +87,6 @@ for (const [name, run] of Object.entries(cases)) {
   results.push({ name, cpuUsPerCall: Math.round((used.user + used.system) / iterations) });
 }
 await prisma.$disconnect();
-client.close();
 driver.close();
 
 const width = Math.max(...results.map((result) => result.name.length));

@@ -104,13 +104,13 @@ export async function run({ root }) {
     const app = warmInstall(offlineApp, { offline: true });
     const packages = JSON.parse(readFileSync(path.join(offlineApp, 'package.json'), 'utf8'));
 
-    // The baseline: express and Prisma with the same SQLite adapter, the same versions.
+    // The baseline: express and Prisma with the same SQLite driver, the same versions.
     const baselineDir = path.join(work, 'baseline');
     const pick = (names) => Object.fromEntries(names.map((name) => [name, packages.dependencies[name] ?? packages.devDependencies[name]]));
     mkdirSync(baselineDir, { recursive: true });
     writeFileSync(
       path.join(baselineDir, 'package.json'),
-      JSON.stringify({ name: 'baseline', private: true, dependencies: pick(['express', '@prisma/client', '@prisma/adapter-libsql', '@libsql/client']), devDependencies: pick(['prisma']) }, null, 2),
+      JSON.stringify({ name: 'baseline', private: true, dependencies: pick(['express', '@prisma/client', '@prisma/driver-adapter-utils', 'libsql']), devDependencies: pick(['prisma']) }, null, 2),
     );
     const baseline = warmInstall(baselineDir, { offline: false });
 
@@ -129,7 +129,7 @@ export async function run({ root }) {
         ratio: Math.round((app.preferOfflineSeconds / baseline.preferOfflineSeconds) * 100) / 100,
         dependencies: Object.keys(packages.dependencies).length,
         devDependencies: Object.keys(packages.devDependencies).length,
-        baseline: 'express, @prisma/client, @prisma/adapter-libsql, @libsql/client, prisma: the versions the app uses',
+        baseline: 'express, @prisma/client, @prisma/driver-adapter-utils, libsql, prisma: the versions the app uses',
       },
       readmeFirstCommand: {
         generateInstallMigrateCommitSeconds: generated.seconds,

@@ -7,12 +7,11 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   // runtime
   '@auth/express': '^0.12.3',
   '@clerk/backend': '^3.25.0',
-  '@libsql/client': '^0.17.0',
   '@prisma/adapter-better-sqlite3': '7.10.0',
-  '@prisma/adapter-libsql': '7.10.0',
   '@prisma/adapter-mariadb': '7.10.0',
   '@prisma/adapter-pg': '7.10.0',
   '@prisma/client': '7.10.0',
+  '@prisma/driver-adapter-utils': '7.10.0',
   bcrypt: '^6.0.0',
   'better-sqlite3': '^12.11.1',
   cors: '^2.8.6',

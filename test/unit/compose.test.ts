@@ -18,7 +18,9 @@ describe('package.json', () => {
     expect(pkg.name).toBe('demo');
     expect(pkg.engines.node).toBe('^20.19 || ^22.12 || >=24');
     expect(pkg.dependencies.bcrypt).toBe(PACKAGE_VERSIONS.bcrypt);
-    expect(pkg.dependencies['@libsql/client']).toBeDefined();
+    expect(pkg.dependencies.libsql).toBe(PACKAGE_VERSIONS.libsql);
+    expect(pkg.dependencies['@prisma/driver-adapter-utils']).toBe(PACKAGE_VERSIONS['@prisma/driver-adapter-utils']);
+    expect(pkg.dependencies['@libsql/client']).toBeUndefined();
     expect(pkg.dependencies['better-sqlite3']).toBeUndefined();
     expect(pkg.dependencies.pg).toBeUndefined();
     expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());
