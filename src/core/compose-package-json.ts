@@ -26,7 +26,8 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     engines: { node: '^20.19 || ^22.12 || >=24' },
     scripts,
     dependencies: sortedVersions([...new Set(dependencies)]),
-    devDependencies: sortedVersions([...new Set(devDependencies)]),
+    // A package the app runs with is a dependency, even where one module needs it only for its tests.
+    devDependencies: sortedVersions([...new Set(devDependencies)].filter((name) => !dependencies.includes(name))),
   };
   return `${JSON.stringify(packageJson, null, 2)}\n`;
 }

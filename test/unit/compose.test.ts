@@ -21,6 +21,9 @@ describe('package.json', () => {
     expect(pkg.dependencies.libsql).toBe(PACKAGE_VERSIONS.libsql);
     expect(pkg.dependencies['@prisma/driver-adapter-utils']).toBe(PACKAGE_VERSIONS['@prisma/driver-adapter-utils']);
     expect(pkg.dependencies['@libsql/client']).toBeUndefined();
+    // jose signs no access token (node:crypto does): the base app needs it for its tests only.
+    expect(pkg.devDependencies.jose).toBe(PACKAGE_VERSIONS.jose);
+    expect(pkg.dependencies.jose).toBeUndefined();
     expect(pkg.dependencies['better-sqlite3']).toBeUndefined();
     expect(pkg.dependencies.pg).toBeUndefined();
     expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());

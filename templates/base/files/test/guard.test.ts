@@ -1,5 +1,6 @@
-import { SignJWT } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAccessToken } from '../src/modules/auth/access-tokens.js';
 import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
@@ -87,6 +88,15 @@ describe('the guard', () => {
     expect((await app.request('/api/auth/me', { token: resign({ alg: 'HS256', typ: 'JWT' }) })).status).toBe(200);
     const [header] = token.split('.');
     await expectUnauthenticated(await app.request('/api/auth/me', { token: `${header}.${payload}.${signature}A` }));
+  });
+
+  it('signs tokens that jose, another RFC 7519 implementation, verifies with the claims the guard reads', async () => {
+    const { user } = await createUserWithToken(app);
+    const signed = signAccessToken(app.context.config, user.id);
+    const { payload, protectedHeader } = await jwtVerify(signed.token, secret(), { algorithms: ['HS256'], typ: 'JWT' });
+    expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(payload).toEqual({ sub: user.id, jti: signed.tokenId, iat: expect.any(Number), exp: signed.expiresAt.getTime() / 1000 });
+    expect(payload.exp! - payload.iat!).toBe(app.context.config.JWT_EXPIRES_IN);
   });
 
   it('rejects a correctly signed token this server never issued', async () => {

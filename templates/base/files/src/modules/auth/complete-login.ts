@@ -28,7 +28,7 @@ export interface PendingStep {
 
 /** Issues an access token and records it, so it can be revoked later. */
 export async function issueTokenResponse(ctx: AppContext, user: User): Promise<TokenResponse> {
-  const signed = await signAccessToken(ctx.config, user.id);
+  const signed = signAccessToken(ctx.config, user.id);
   const now = new Date();
   await ctx.prisma.$transaction([
     ctx.prisma.accessToken.deleteMany({ where: { userId: user.id, expiresAt: { lt: now } } }),

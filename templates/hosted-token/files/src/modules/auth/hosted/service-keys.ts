@@ -1,8 +1,16 @@
-import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import { ServiceUnavailable, TokenRefused } from './service-errors.js';
 import { callService } from './service-http.js';
 
-const keySets = new Map<string, JWTVerifyGetKey>();
+const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+
+async function remoteKeySet(service: string, jwksUrl: string): Promise<JWTVerifyGetKey> {
+  // jose is loaded with the first token a service sends, not at start (docs/performance.md).
+  const { createRemoteJWKSet, customFetch } = await import('jose');
+  return createRemoteJWKSet(new URL(jwksUrl), {
+    [customFetch]: (url: string, options: { headers: Headers }) => callService(service, url, { headers: options.headers }),
+  });
+}
 
 /**
  * A service's published keys (its JWKS), fetched through callService (so a dead or slow key
@@ -11,14 +19,14 @@ const keySets = new Map<string, JWTVerifyGetKey>();
  * `jwk` or `jku` header is never used.
  */
 export function serviceKeys(service: string, jwksUrl: string): JWTVerifyGetKey {
-  let keys = keySets.get(jwksUrl);
-  if (!keys) {
-    keys = createRemoteJWKSet(new URL(jwksUrl), {
-      [customFetch]: (url: string, options: { headers: Headers }) => callService(service, url, { headers: options.headers }),
-    });
-    keySets.set(jwksUrl, keys);
-  }
-  return keys;
+  return async (header, token) => {
+    let keys = keySets.get(jwksUrl);
+    if (!keys) {
+      keys = remoteKeySet(service, jwksUrl);
+      keySets.set(jwksUrl, keys);
+    }
+    return (await keys)(header, token);
+  };
 }
 
 /** jose's codes for a token that is malformed, forged, expired, for another issuer or audience, or signed by a key nobody publishes. */
@@ -29,6 +37,7 @@ const TOKEN_FAULT = /^ERR_(JWT_|JWS_|JOSE_ALG_NOT_ALLOWED$|JOSE_NOT_SUPPORTED$|J
  * the token's fault is TokenRefused (401), the key endpoint's is ServiceUnavailable (503).
  */
 export async function verifyServiceToken(service: string, token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTPayload> {
+  const { jwtVerify } = await import('jose');
   try {
     const { payload } = await jwtVerify(token, keys, { clockTolerance: 5, requiredClaims: ['sub', 'exp'], ...options });
     return payload;

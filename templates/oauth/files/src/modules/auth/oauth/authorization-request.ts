@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type { Configuration, TokenEndpointResponse } from 'openid-client';
 import type { Config } from '../../../config.js';
 import type { OAuthFlow } from './flow-cookie.js';
 import type { CallbackParams, OAuthProvider } from './oauth-provider.js';
@@ -15,11 +15,13 @@ export function redirectUri(config: Config, provider: OAuthProvider): string {
  */
 export async function authorizationUrl(
   config: Config,
-  configuration: client.Configuration,
+  configuration: Configuration,
   provider: OAuthProvider,
   flow: Omit<OAuthFlow, 'provider' | 'state' | 'codeVerifier'>,
   usePkce: boolean,
 ): Promise<{ url: URL; flow: OAuthFlow }> {
+  // openid-client is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  const client = await import('openid-client');
   const state = client.randomState();
   const codeVerifier = usePkce ? client.randomPKCECodeVerifier() : undefined;
   const params: Record<string, string> = {
@@ -40,11 +42,12 @@ export async function authorizationUrl(
 /** Redeems the code at the token endpoint with the redirect_uri and the PKCE verifier. */
 export async function redeemCode(
   config: Config,
-  configuration: client.Configuration,
+  configuration: Configuration,
   provider: OAuthProvider,
   flow: OAuthFlow,
   params: CallbackParams,
-): Promise<client.TokenEndpointResponse> {
+): Promise<TokenEndpointResponse> {
+  const client = await import('openid-client');
   const callback = new URL(redirectUri(config, provider));
   for (const name of ['code', 'state', 'iss'] as const) {
     if (params[name] !== undefined) callback.searchParams.set(name, params[name]);

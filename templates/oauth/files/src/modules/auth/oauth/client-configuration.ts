@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type { Configuration, ServerMetadata } from 'openid-client';
 import type { Config } from '../../../config.js';
 import { insecureAllowed } from './discovery.js';
 import type { ClientCredentials, OAuthProvider } from './oauth-provider.js';
@@ -12,9 +12,10 @@ export async function clientConfiguration(
   config: Config,
   provider: OAuthProvider,
   credentials: ClientCredentials,
-  metadata: client.ServerMetadata,
+  metadata: ServerMetadata,
   sink: IdTokenSink = {},
-): Promise<client.Configuration> {
+): Promise<Configuration> {
+  const client = await import('openid-client');
   const secret = provider.signedClientSecret ? await provider.signedClientSecret(config, credentials.clientId) : (credentials.clientSecret ?? '');
   const authentication = provider.clientAuth === 'client_secret_basic' ? client.ClientSecretBasic(secret) : client.ClientSecretPost(secret);
   const configuration = new client.Configuration(metadata, credentials.clientId, {}, authentication);

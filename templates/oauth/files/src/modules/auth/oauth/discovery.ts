@@ -1,11 +1,11 @@
-import * as client from 'openid-client';
+import type { ServerMetadata } from 'openid-client';
 import type { Config } from '../../../config.js';
 import type { OidcProvider } from './oauth-provider.js';
 import { ProviderError } from './provider-error.js';
 import { PROVIDER_TIMEOUT_SECONDS } from './provider-http.js';
 
 const CACHE_MS = 60 * 60 * 1000;
-const cache = new Map<string, { metadata: client.ServerMetadata; expiresAt: number }>();
+const cache = new Map<string, { metadata: ServerMetadata; expiresAt: number }>();
 
 /** Plain http endpoints are for local providers in development and tests only. */
 export function insecureAllowed(config: Config, url: string): boolean {
@@ -25,13 +25,15 @@ function namesIssuer(discovered: string, configured: string): boolean {
 }
 
 /** The provider's discovery document, checked, and cached for an hour; failures are not cached. */
-export async function discover(config: Config, provider: OidcProvider): Promise<client.ServerMetadata> {
+export async function discover(config: Config, provider: OidcProvider): Promise<ServerMetadata> {
   const issuer = provider.issuer(config);
   const cached = cache.get(issuer);
   if (cached && cached.expiresAt > Date.now()) return cached.metadata;
   const url = new URL(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
-  let metadata: client.ServerMetadata;
+  let metadata: ServerMetadata;
   try {
+    // openid-client is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+    const client = await import('openid-client');
     const discovered = await client.discovery(url, 'discovery', undefined, undefined, {
       timeout: PROVIDER_TIMEOUT_SECONDS,
       execute: insecureAllowed(config, url.href) ? [client.allowInsecureRequests] : [],

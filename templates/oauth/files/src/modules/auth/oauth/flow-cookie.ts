@@ -1,6 +1,5 @@
 import { hkdfSync } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { Config } from '../../../config.js';
 
 /** What a sign-in needs to remember between the start and the callback. */
@@ -31,6 +30,8 @@ function cookieOptions(config: Config) {
  * browser carries it from the start to the callback, and nobody can read or change it.
  */
 export async function setFlowCookie(res: Response, config: Config, flow: OAuthFlow): Promise<void> {
+  // jose is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  const { EncryptJWT } = await import('jose');
   const sealed = await new EncryptJWT({ ...flow })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
     .setIssuedAt()
@@ -57,6 +58,7 @@ export async function readFlowCookie(req: Request, config: Config): Promise<OAut
   const sealed = cookieValue(req);
   if (!sealed) return undefined;
   try {
+    const { jwtDecrypt } = await import('jose');
     const { payload } = await jwtDecrypt(sealed, cookieKey(config), { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
     if (typeof payload.provider !== 'string' || typeof payload.state !== 'string' || typeof payload.returnTo !== 'string') return undefined;
     return payload as unknown as OAuthFlow;

@@ -1,5 +1,5 @@
-import type * as client from 'openid-client';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import type { ServerMetadata } from 'openid-client';
 import type { OAuthFlow } from './flow-cookie.js';
 import type { Claims, OidcProvider } from './oauth-provider.js';
 import { ProviderError } from './provider-error.js';
@@ -8,11 +8,12 @@ import { PROVIDER_TIMEOUT_SECONDS } from './provider-http.js';
 /** Signatures by a key from the provider's JWKS only: never `none`, never a shared secret (HS*). */
 const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']);
 
-const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+const keySets = new Map<string, JWTVerifyGetKey>();
 
-function keySet(jwksUri: string) {
+async function keySet(jwksUri: string): Promise<JWTVerifyGetKey> {
   let keys = keySets.get(jwksUri);
   if (!keys) {
+    const { createRemoteJWKSet } = await import('jose');
     keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: PROVIDER_TIMEOUT_SECONDS * 1000 });
     keySets.set(jwksUri, keys);
   }
@@ -31,12 +32,14 @@ function expectedIssuers(provider: OidcProvider, discovered: string, payload: JW
  * the issuer's JWKS and an algorithm its discovery document offers, then `iss`, `aud` (and `azp`
  * when there are several audiences), `exp` and the flow's nonce.
  */
-export async function verifyIdToken(provider: OidcProvider, metadata: client.ServerMetadata, idToken: string, clientId: string, flow: OAuthFlow): Promise<Claims> {
+export async function verifyIdToken(provider: OidcProvider, metadata: ServerMetadata, idToken: string, clientId: string, flow: OAuthFlow): Promise<Claims> {
   const algorithms = (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => ASYMMETRIC.has(alg));
   if (!metadata.jwks_uri || algorithms.length === 0) throw new ProviderError('the discovery document offers no JWKS or no asymmetric id_token algorithm');
+  // jose is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  const { jwtVerify } = await import('jose');
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(idToken, keySet(metadata.jwks_uri), { algorithms, audience: clientId, clockTolerance: 30, requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'] }));
+    ({ payload } = await jwtVerify(idToken, await keySet(metadata.jwks_uri), { algorithms, audience: clientId, clockTolerance: 30, requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'] }));
   } catch (error) {
     throw new ProviderError(`id_token refused: ${(error as { code?: string }).code ?? (error as Error).name}`);
   }

@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type { ServerMetadata } from 'openid-client';
 import type { Config } from '../../../config.js';
 import type { ProviderProfile } from '../identities/provider-profile.js';
 import { authorizationUrl, redeemCode } from './authorization-request.js';
@@ -28,7 +28,7 @@ function profileOf(provider: OidcProvider, claims: Claims, params: CallbackParam
 }
 
 /** Userinfo adds what the id_token left out; its `sub` must be the id_token's. */
-async function withUserinfo(metadata: client.ServerMetadata, claims: Claims, accessToken: string): Promise<Claims> {
+async function withUserinfo(metadata: ServerMetadata, claims: Claims, accessToken: string): Promise<Claims> {
   if (text(claims.email) || !metadata.userinfo_endpoint) return claims;
   const userinfo = (await getJson(metadata.userinfo_endpoint, accessToken)) as Claims;
   if (userinfo.sub !== claims.sub) throw new ProviderError('userinfo is about another subject than the id_token');
@@ -44,7 +44,8 @@ export const oidcStrategy = {
     const metadata = await discover(config, provider);
     const configuration = await clientConfiguration(config, provider, credentials, metadata);
     const usePkce = provider.pkce === 'always' || (provider.pkce === 'if-offered' && (metadata.code_challenge_methods_supported ?? []).includes('S256'));
-    return authorizationUrl(config, configuration, provider, { ...flow, nonce: client.randomNonce() }, usePkce);
+    const { randomNonce } = await import('openid-client');
+    return authorizationUrl(config, configuration, provider, { ...flow, nonce: randomNonce() }, usePkce);
   },
 
   async finish(config: Config, provider: OidcProvider, credentials: ClientCredentials, flow: OAuthFlow, params: CallbackParams): Promise<ProviderProfile> {

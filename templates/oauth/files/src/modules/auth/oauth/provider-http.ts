@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type { CustomFetch } from 'openid-client';
 import { ProviderError } from './provider-error.js';
 
 /** Every call to a provider gives up after 10 s: a slow or dead provider is provider_error, never a hung request. */
@@ -40,7 +40,7 @@ async function normalizeTokenResponse(response: Response, sink: IdTokenSink): Pr
 }
 
 /** The fetch openid-client uses for one flow: token answers normalized, everything else as it is. */
-export function providerFetch(tokenEndpoint: string | undefined, sink: IdTokenSink): client.CustomFetch {
+export function providerFetch(tokenEndpoint: string | undefined, sink: IdTokenSink): CustomFetch {
   return async (url, options) => {
     const response = await fetch(url, options as RequestInit);
     return url === tokenEndpoint ? normalizeTokenResponse(response, sink) : response;

@@ -1,5 +1,4 @@
 import { createPrivateKey } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { endpoint, optional, optionalUrl } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
 import { displayNameOf } from '../profile-fields.js';
@@ -44,15 +43,17 @@ export const apple = oidcProvider({
   scopes: ['name', 'email'],
   authorizationParams: { response_mode: 'form_post' },
   formPost: true,
-  signedClientSecret: (config, clientId) =>
-    new SignJWT({})
+  signedClientSecret: async (config, clientId) => {
+    const { SignJWT } = await import('jose');
+    return new SignJWT({})
       .setProtectedHeader({ alg: 'ES256', kid: config.APPLE_KEY_ID! })
       .setIssuer(config.APPLE_TEAM_ID!)
       .setSubject(clientId)
       .setAudience(config.APPLE_ISSUER)
       .setIssuedAt()
       .setExpirationTime(`${CLIENT_SECRET_SECONDS}s`)
-      .sign(createPrivateKey(config.APPLE_PRIVATE_KEY!)),
+      .sign(createPrivateKey(config.APPLE_PRIVATE_KEY!));
+  },
   fromCallback: (params) => {
     const name = nameFromUserField(params.user);
     return name ? { name } : {};
