@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Cold start of a built app, as `npm run bench` measures it: spawn of `node dist/server.js` to the
+// Cold start of a built app, as `npm run bench` measures it: spawn of its `npm start` (without npm) to the
 // first 200 on /healthz, n times (default 7), on a migrated SQLite database. Prints each run and the median.
 // Usage: node scripts/cold-start.mjs <app dir> [n]
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { baseEnv, startServer } from '../bench/cases/http.mjs';
+import { baseEnv, startCommand, startServer } from '../bench/cases/http.mjs';
 
 const [dir, count = '7'] = process.argv.slice(2);
 if (!dir) {
@@ -25,7 +25,7 @@ try {
   execFileSync('npm', ['run', 'db:migrate'], { cwd: dir, env, stdio: 'ignore' });
   const runs = [];
   for (let i = 0; i < Number(count); i++) {
-    const server = await startServer({ name: 'app', cwd: path.resolve(dir), script: 'dist/server.js', env, readyPath: '/healthz' });
+    const server = await startServer({ name: 'app', cwd: path.resolve(dir), ...startCommand(dir), env, readyPath: '/healthz' });
     runs.push(Math.round(server.coldStartMs));
     await server.stop();
   }

@@ -4,7 +4,8 @@
 // What is compared (every request a GET over loopback, 8 keep-alive connections for every server,
 // a closed loop: each connection sends its next request when the previous answer has been read):
 //   gatekit  the app `node bin/create-gatekit.js --config fixtures/full.json` generates (every
-//            module, organizations included), built, `node dist/server.js`, NODE_ENV=production,
+//            module, organizations included), built, its `npm start` command run without npm
+//            (`node dist/server.js`), NODE_ENV=production,
 //            RATE_LIMIT_MAX=0, LOG_LEVEL unset, so the app's default (info: one JSON line per
 //            request, written to /dev/null), no Redis, no SMTP. SQLite with whatever driver the
 //            generated app uses.
@@ -165,6 +166,17 @@ function probe(url) {
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(undefined));
   });
+}
+
+/**
+ * The app's `npm start` (`node [flags] dist/server.js`) as node arguments, so the benchmark runs the
+ * process a user starts in production, without npm in front of it.
+ */
+export function startCommand(dir) {
+  const start = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).scripts?.start ?? '';
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`the app's start script is not "node [flags] <script>": ${JSON.stringify(start)}`);
+  return { script: words.at(-1), nodeArgs: words.slice(1, -1) };
 }
 
 /** A clean environment: only what each server is given, nothing inherited by accident (REDIS_URL, LOG_LEVEL…). */
@@ -343,7 +355,7 @@ export async function run({ root }) {
   };
   const peerEnv = { ...baseEnv(), PEER_DB: peerDb, BETTER_AUTH_SECRET: randomBytes(48).toString('base64') };
   const specs = {
-    gatekit: { name: 'gatekit', cwd: app.dir, script: 'dist/server.js', env: gatekitEnv, readyPath: '/healthz' },
+    gatekit: { name: 'gatekit', cwd: app.dir, ...startCommand(app.dir), env: gatekitEnv, readyPath: '/healthz' },
     peer: { name: 'peer', cwd: peer.dir, script: 'server.mjs', env: peerEnv, readyPath: '/ok' },
     bare: { name: 'bare', cwd: peer.dir, script: 'bare-express.mjs', env: baseEnv(), readyPath: '/healthz' },
   };
@@ -508,10 +520,10 @@ export async function run({ root }) {
     };
     return {
       compared: {
-        gatekit: `create-gatekit --config fixtures/${FIXTURE}.json (${app.regenerated ? 'regenerated this run' : `prepared app at ${app.dir}`}), node dist/server.js, NODE_ENV=production, RATE_LIMIT_MAX=0, LOG_LEVEL default (info, one line per request to /dev/null)`,
+        gatekit: `create-gatekit --config fixtures/${FIXTURE}.json (${app.regenerated ? 'regenerated this run' : `prepared app at ${app.dir}`}), ${['node', ...specs.gatekit.nodeArgs, specs.gatekit.script].join(' ')} (its npm start without npm), NODE_ENV=production, RATE_LIMIT_MAX=0, LOG_LEVEL default (info, one line per request to /dev/null)`,
         peer: `better-auth ${peer.versions['better-auth']} (emailAndPassword, organization plugin) on express ${peer.versions.express}, kysely ${peer.versions.kysely}, better-sqlite3 ${peer.versions['better-sqlite3']}, NODE_ENV=production, rate limit off`,
         bare: `express ${peer.versions.express} + helmet ${peer.versions.helmet}`,
-        gatekitVersions: Object.fromEntries(['express', 'helmet', '@prisma/client', 'better-sqlite3', '@prisma/adapter-better-sqlite3', '@libsql/client', '@prisma/adapter-libsql', 'pino'].map((name) => [name, versionOf(app.dir, name)]).filter(([, version]) => version)),
+        gatekitVersions: Object.fromEntries(['express', 'helmet', '@prisma/client', '@prisma/driver-adapter-utils', 'libsql', 'pino'].map((name) => [name, versionOf(app.dir, name)]).filter(([, version]) => version)),
         node: process.version,
         machine: { cpus: cpus().length, model: cpus()[0]?.model, loadAverageAtStart, loadAverageAtEnd, note: 'load averages (1, 5, 15 min) above the core count mean other work shared the machine' },
         database: 'sqlite, one file per server, default journal mode',

@@ -31,7 +31,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { baseEnv, memoryOf, prepareApp, startServer } from './http.mjs';
+import { baseEnv, memoryOf, prepareApp, startCommand, startServer } from './http.mjs';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 180);
 const CONCURRENCY = Number(process.env.BENCH_SOAK_CONCURRENCY ?? 8);
@@ -98,7 +98,8 @@ export async function run({ root }) {
       if (match && loadStarted !== undefined) fullCollections.push({ at: Math.round((performance.now() - loadStarted) / 1000), liveMiB: Number(match[1]) });
     }
   };
-  const server = await startServer({ name: 'gatekit', cwd: app.dir, script: 'dist/server.js', env, readyPath: '/healthz', nodeArgs: ['--trace-gc'], onStdout });
+  const { script, nodeArgs } = startCommand(app.dir);
+  const server = await startServer({ name: 'gatekit', cwd: app.dir, script, env, readyPath: '/healthz', nodeArgs: [...nodeArgs, '--trace-gc'], onStdout });
   const loadAverageAtStart = loadavg().map((value) => Math.round(value * 100) / 100);
   try {
     const rssAfterStart = memoryOf(server.pid).endMiB;

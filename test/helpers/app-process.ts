@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,10 +37,18 @@ export interface AppProcess {
   stop(): Promise<number | null>;
 }
 
-/** `node dist/server.js` of a generated app on 127.0.0.1 (env.PORT, else a free port), collecting its output. */
+/** A generated app's `npm start` (`node [flags] dist/server.js`) as node arguments: the process users run, without npm. */
+function startArguments(dir: string): string[] {
+  const start = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const [command, ...rest] = start.trim().split(/\s+/);
+  if (command !== 'node' || rest.length === 0) throw new Error(`the app's start script is not "node [flags] <script>": ${JSON.stringify(start)}`);
+  return rest;
+}
+
+/** The app's `npm start` on 127.0.0.1 (env.PORT, else a free port), collecting its output. */
 async function spawnServer(dir: string, env: Record<string, string>) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const child = spawn(process.execPath, startArguments(dir), {
     cwd: dir,
     env: childEnv({ LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), API_URL: `http://127.0.0.1:${port}`, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

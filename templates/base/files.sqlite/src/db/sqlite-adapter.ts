@@ -78,9 +78,26 @@ function toResultValue(value: unknown, type: ColumnType): unknown {
   return value;
 }
 
+/** Each prepared statement's declared column types, mapped once (null where the values must tell). */
+const mappedTypes = new WeakMap<string[], (ColumnType | null)[]>();
+
+function columnTypesOf(declaredTypes: string[], rows: unknown[][]): ColumnType[] {
+  let mapped = mappedTypes.get(declaredTypes);
+  if (!mapped) {
+    mapped = declaredTypes.map((declared) => DECLARED_TYPES[declared.toUpperCase()] ?? null);
+    mappedTypes.set(declaredTypes, mapped);
+  }
+  return mapped.map((type, column) => type ?? inferredType(rows, column));
+}
+
 function toResultSet({ columns, declaredTypes, rows, lastInsertRowid }: SqliteResult): SqlResultSet {
-  const columnTypes = declaredTypes.map((declared, column) => DECLARED_TYPES[declared.toUpperCase()] ?? inferredType(rows, column));
-  for (const row of rows) for (let i = 0; i < row.length; i++) row[i] = toResultValue(row[i], columnTypes[i]!);
+  const columnTypes = columnTypesOf(declaredTypes, rows);
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const value = row[i];
+      if (typeof value !== 'string' && value !== null) row[i] = toResultValue(value, columnTypes[i]!);
+    }
+  }
   return { columnNames: columns, columnTypes, rows, lastInsertId: lastInsertRowid?.toString() };
 }
 
@@ -268,25 +285,33 @@ export class SqliteAdapter implements SqlDriverAdapter {
 
   constructor(readonly connection: SqliteConnection) {}
 
-  async #whenFree<T>(work: () => T): Promise<T> {
-    if (!this.#lock.held) return work();
-    await this.#lock.acquire();
-    try {
-      return work();
-    } finally {
-      this.#lock.release();
+  /** Runs work now if no transaction holds the connection, else when its turn comes. */
+  #whenFree<T>(work: () => T): Promise<T> {
+    if (!this.#lock.held) {
+      try {
+        return Promise.resolve(work());
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
+    return this.#lock.acquire().then(() => {
+      try {
+        return work();
+      } finally {
+        this.#lock.release();
+      }
+    });
   }
 
-  async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
     return this.#whenFree(() => toResultSet(run(this.connection, query)));
   }
 
-  async executeRaw(query: SqlQuery): Promise<number> {
+  executeRaw(query: SqlQuery): Promise<number> {
     return this.#whenFree(() => run(this.connection, query).changes);
   }
 
-  async executeScript(script: string): Promise<void> {
+  executeScript(script: string): Promise<void> {
     return this.#whenFree(() => {
       try {
         this.connection.exec(script);

@@ -37,7 +37,7 @@ export class SqlReads {
   /** Runs one SELECT; rows come back as arrays, in the order of the SELECT's columns. */
   async rows(query: string, args: readonly SqlValue[]): Promise<unknown[][]> {
     const adapter = await this.adapter();
-    const result = await adapter.queryRaw({ sql: this.#text(query), args: [...args], argTypes: args.map(argType) });
+    const result = await adapter.queryRaw({ sql: this.#text(query), args: args as SqlValue[], argTypes: args.map(argType) });
     return result.rows;
   }
 
