@@ -3,12 +3,13 @@
 //
 //   node scripts/profile-app.mjs <app dir> <route> [requests]
 //     route: healthz | me | members | organizations
+//   PROFILE_OUT=me.json node scripts/profile-app.mjs …   also writes µs per request by function
 //
 // The app dir must be built and migrated (npm run build && npm run db:migrate). A user is
 // registered through the API; for `members` an organization with 10,000 members is seeded with
 // SQL. Used for docs/performance.md.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,6 +89,12 @@ const byPackage = new Map();
 for (const [key, micros] of self) {
   const where = key.slice(key.lastIndexOf('[') + 1, -1);
   byPackage.set(where, (byPackage.get(where) ?? 0) + micros);
+}
+// PROFILE_OUT=<file>: also write each function's self time in µs per request (idle left out), to
+// compare two routes: the difference is what one route costs more than the other.
+if (process.env.PROFILE_OUT) {
+  const perRequest = Object.fromEntries([...self].filter(([key]) => !key.startsWith('(idle)')).map(([key, micros]) => [key, micros / Number(count)]));
+  writeFileSync(process.env.PROFILE_OUT, JSON.stringify(perRequest, null, 1));
 }
 console.log(`${route}: ${count} requests, ${(total / 1000).toFixed(0)} ms of samples (idle included), ${(total / Number(count)).toFixed(0)} µs per request`);
 console.log('\nby package:');

@@ -68,7 +68,14 @@ const cases = {
     ),
   "SQL through the adapter, the membership's read": () =>
     sql.rows('SELECT "id", "organizationId", "userId", "role", "joinedAt" FROM {OrgMember} WHERE "userId" = ? AND "organizationId" = ?', ['user-0', 'org']),
-  'SQL through the adapter, a page of 51 members': () =>
+  'SQL through the adapter, a page of 51 members, as one JSON text (what the app runs)': () =>
+    sql.manyRows(
+      `SELECT m."id", m."userId", u."email", u."name", m."role", m."joinedAt" FROM {OrgMember} m JOIN {User} u ON u."id" = m."userId"
+       WHERE m."organizationId" = ? AND m."id" > ? ORDER BY m."id" LIMIT ?`,
+      { columns: ['id', 'userId', 'email', 'name', 'role', 'joinedAt'], orderBy: 'id' },
+      ['org', '', 51],
+    ),
+  'SQL through the adapter, a page of 51 members, row by row': () =>
     sql.rows(
       `SELECT m."id", m."userId", u."email", u."name", m."role", m."joinedAt" FROM {OrgMember} m JOIN {User} u ON u."id" = m."userId"
        WHERE m."organizationId" = ? AND m."id" > ? ORDER BY m."id" LIMIT ?`,

@@ -131,19 +131,23 @@ describe('organizations', () => {
 describe('members and roles', () => {
   it('lists members with their user details', async () => {
     const { organization, member, ids } = await organizationWithTeam();
+    // Names travel as text through the database's JSON on SQLite: quotes, backslashes and emoji intact.
+    const name = 'Zoë "Z" \\ O\'Brien 🚀';
+    await app.context.prisma.user.update({ where: { id: member.user.id }, data: { name } });
     const listed = await call(`/api/organizations/${organization.id}/members?limit=2`, member.token);
     expect(listed.status).toBe(200);
     expect(listed.body.members).toHaveLength(2);
     const rest = await call(`/api/organizations/${organization.id}/members?cursor=${listed.body.nextCursor}`, member.token);
     const all = [...listed.body.members, ...rest.body.members];
-    expect(all.map((one: { id: string }) => one.id).sort()).toEqual(Object.values(ids).sort());
+    // In id order, across pages.
+    expect(all.map((one: { id: string }) => one.id)).toEqual(Object.values(ids).sort());
     // The list is read with SQL: its date must be the one Prisma holds, written as the API writes dates.
     const row = await app.context.prisma.orgMember.findUniqueOrThrow({ where: { id: ids.member } });
     expect(all.find((one: { id: string }) => one.id === ids.member)).toEqual({
       id: ids.member,
       userId: member.user.id,
       email: member.user.email,
-      name: null,
+      name,
       role: 'member',
       organizationId: organization.id,
       joinedAt: row.joinedAt.toISOString(),

@@ -17,6 +17,7 @@ const MEMBERS_PAGE = `
   FROM {OrgMember} m JOIN {User} u ON u."id" = m."userId"
   WHERE m."organizationId" = ? AND m."id" > ?
   ORDER BY m."id" LIMIT ?`;
+const MEMBERS_PAGE_SHAPE = { columns: ['id', 'userId', 'email', 'name', 'role', 'joinedAt'], orderBy: 'id' };
 
 /**
  * A page of members with their users, one keyset read on @@index([organizationId, id]). As SQL:
@@ -24,7 +25,7 @@ const MEMBERS_PAGE = `
  */
 export async function listMembers(ctx: AppContext, membership: Membership, page: PageQuery): Promise<{ members: MemberView[]; nextCursor: string | null }> {
   // '' sorts before every id, so the first page needs no second query.
-  const found = await ctx.sql.rows(MEMBERS_PAGE, [membership.organizationId, page.cursor ?? '', page.limit + 1]);
+  const found = await ctx.sql.manyRows(MEMBERS_PAGE, MEMBERS_PAGE_SHAPE, [membership.organizationId, page.cursor ?? '', page.limit + 1]);
   const { rows, nextCursor } = toPage(
     found.map((row) => toMemberRowView(row, membership.organizationId)),
     page,
