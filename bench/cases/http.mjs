@@ -46,7 +46,7 @@
 //   node bench/cases/http.mjs                  (standalone: prints the table, then the JSON)
 //   BENCH_ONLY=http npm run bench              (through bench/run.js; stored in bench/results.json)
 // Environment: BENCH_HTTP_APP=<dir> uses an app already generated, installed and built there;
-// BENCH_HTTP_SCALE=0.5 scales every request count (default 1); BENCH_HTTP_ROUNDS=5 (default 3).
+// BENCH_HTTP_SCALE=0.5 scales every request count (default 1); BENCH_HTTP_ROUNDS=3 (default 5: the median of five rounds moves less between runs on a shared machine).
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,7 +61,7 @@ const FIXTURE = 'full';
 const MEMBERS = 10_000;
 const ORGANIZATIONS_OF_USER = 200;
 const CONCURRENCY = 8;
-const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 5);
 const COLD_STARTS = 5;
 const SCALE = Number(process.env.BENCH_HTTP_SCALE ?? 1);
 /** Requests per round per server, chosen so one load lasts about 1 to 4 s here. */
