@@ -32,8 +32,8 @@ const argType = (value: SqlValue) => ({
  * The few reads on the hottest paths (the guard's, the membership's, the members list), written
  * as SQL and run through Prisma's own driver adapter.
  *
- * Why: a Prisma query costs 230 µs of CPU or more before it reaches the database, while the read
- * itself takes about 20 µs (docs/performance.md). Everything else, every write included, goes
+ * Why: a Prisma model query costs about 200 µs of CPU before it reaches the database, while the
+ * read itself takes about 20 µs (docs/performance.md). Everything else, every write included, goes
  * through Prisma. Queries are written once for every database: `{User}` names a table and `?` an
  * argument; each database's client says how its SQL spells them.
  */
@@ -53,8 +53,8 @@ export class SqlReads {
 
   /**
    * The same for a page of many rows of text, numbers and nulls. On SQLite the database builds the
-   * page as one JSON text: one value to hand over instead of one per column per row, which halves
-   * the read of 51 members (docs/performance.md).
+   * page as one JSON text: one value to hand over instead of one per column per row, about a
+   * quarter less CPU for a page of 51 members (docs/performance.md).
    */
   async manyRows(query: string, shape: RowShape, args: readonly SqlValue[]): Promise<unknown[][]> {
     if (!this.dialect.jsonRows) return this.rows(query, args);
