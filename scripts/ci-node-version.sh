@@ -52,8 +52,12 @@ npm test
 npm run build
 
 port="$(node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+# npm start's own command (node [flags] dist/server.js) without npm in front, so SIGTERM reaches the app.
+read -r -a start_command <<<"$(node -p "require('./package.json').scripts.start")"
+[ "${start_command[0]}" = node ] || { echo "the app's start script is not a node command: ${start_command[*]}" >&2; exit 1; }
+echo "starting: ${start_command[*]}"
 PORT="$port" HOST=127.0.0.1 NODE_ENV=production RATE_LIMIT_MAX=0 JWT_SECRET="node${major}-smoke-secret-0123456789abcdefghijklmnop" \
-  node dist/server.js >"$work/server.log" 2>&1 &
+  "${start_command[@]}" >"$work/server.log" 2>&1 &
 app_pid=$!
 base="http://127.0.0.1:${port}"
 for _ in $(seq 1 100); do
