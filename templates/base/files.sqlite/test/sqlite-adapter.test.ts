@@ -47,6 +47,22 @@ describe("the SQLite adapter under Prisma", () => {
     expect(row![5]).toBe(1);
   });
 
+  it('reads one row as queryRaw reads it, and waits for a transaction in progress like every query', async () => {
+    const { adapter } = await open();
+    for (const id of ['a', 'b']) await adapter.executeRaw(sql('INSERT INTO item (id, n, at) VALUES (?, ?, ?)', id, 7, new Date('2026-01-02T03:04:05.000Z')));
+    const all = await adapter.queryRaw(sql('SELECT id, n, at FROM item ORDER BY id'));
+    const first = await adapter.queryFirstRow(sql('SELECT id, n, at FROM item ORDER BY id'));
+    expect(first).toEqual({ ...all, rows: [all.rows[0]] });
+    expect((await adapter.queryFirstRow(sql('SELECT id FROM item WHERE id = ?', 'none'))).rows).toEqual([]);
+
+    const tx = await adapter.startTransaction();
+    await tx.executeRaw(sql('DELETE FROM item WHERE id = ?', 'a'));
+    const outside = adapter.queryFirstRow(sql('SELECT id FROM item ORDER BY id'));
+    await tx.rollback();
+    // It ran after the rollback: the uncommitted delete was never visible to it.
+    expect((await outside).rows).toEqual([['a']]);
+  });
+
   it('refuses an integer a JavaScript number cannot hold instead of rounding it', async () => {
     const { adapter } = await open();
     await adapter.executeRaw({ sql: 'INSERT INTO item (id, n) VALUES (?, ?)', args: ['big', String(2n ** 60n)], argTypes: [{ scalarType: 'string', arity: 'scalar' }, { scalarType: 'bigint', arity: 'scalar' }] });

@@ -1,6 +1,6 @@
 import { jwtVerify, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../src/modules/auth/access-tokens.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { signAccessToken, verifyAccessToken } from '../src/modules/auth/access-tokens.js';
 import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
@@ -9,6 +9,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const secret = () => new TextEncoder().encode(app.context.config.JWT_SECRET);
@@ -97,6 +101,25 @@ describe('the guard', () => {
     expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toEqual({ sub: user.id, jti: signed.tokenId, iat: expect.any(Number), exp: signed.expiresAt.getTime() / 1000 });
     expect(payload.exp! - payload.iat!).toBe(app.context.config.JWT_EXPIRES_IN);
+  });
+
+  it('keeps the check of a token it verified, never of one it refused, and refuses it once it expires', () => {
+    const config = { ...app.context.config, JWT_EXPIRES_IN: 60 };
+    const { token, tokenId } = signAccessToken(config, 'user-1');
+    const first = verifyAccessToken(config, token);
+    expect(first).toMatchObject({ userId: 'user-1', tokenId });
+    // The second check of the same text is the kept result, not a new HMAC.
+    expect(verifyAccessToken(config, token)).toBe(first);
+    // Any other text is checked in full: a changed signature or payload next to a verified token fails.
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const otherSignature = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+    for (let attempt = 0; attempt < 2; attempt++) expect(verifyAccessToken(config, `${header}.${payload}.${otherSignature}`)).toBeUndefined();
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'user-2', jti: tokenId, iat: 1, exp: 4_102_444_800 })).toString('base64url');
+    expect(verifyAccessToken(config, `${header}.${forgedPayload}.${signature}`)).toBeUndefined();
+    // Kept per configuration: another secret does not accept it.
+    expect(verifyAccessToken({ ...config, JWT_SECRET: 'another-secret-another-secret-another-secret' }, token)).toBeUndefined();
+    vi.useFakeTimers({ now: Date.now() + 61_000 });
+    expect(verifyAccessToken(config, token)).toBeUndefined();
   });
 
   it('rejects a correctly signed token this server never issued', async () => {

@@ -164,12 +164,10 @@ export function toAdapterError(error: unknown): unknown {
   return new DriverAdapterError({ ...original, kind: 'sqlite', extendedCode: rawCode, message });
 }
 
-function run(connection: SqliteConnection, query: SqlQuery): SqliteResult {
+function run(connection: SqliteConnection, query: SqlQuery, firstRowOnly = false): SqliteResult {
+  const args = query.args.map((arg, i) => toSqlArg(arg, query.argTypes[i]));
   try {
-    return connection.query(
-      query.sql,
-      query.args.map((arg, i) => toSqlArg(arg, query.argTypes[i])),
-    );
+    return firstRowOnly ? connection.queryFirst(query.sql, args) : connection.query(query.sql, args);
   } catch (error) {
     throw toAdapterError(error);
   }
@@ -305,6 +303,14 @@ export class SqliteAdapter implements SqlDriverAdapter {
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
     return this.#whenFree(() => toResultSet(run(this.connection, query)));
+  }
+
+  /**
+   * queryRaw for a SELECT of which only the first row is wanted (the app's SQL reads of one row, in
+   * db/sql-reads.ts). Not part of Prisma's interface: Prisma never calls it.
+   */
+  queryFirstRow(query: SqlQuery): Promise<SqlResultSet> {
+    return this.#whenFree(() => toResultSet(run(this.connection, query, true)));
   }
 
   executeRaw(query: SqlQuery): Promise<number> {

@@ -94,12 +94,30 @@ export class SqliteConnection {
 
   /** Runs one statement now: nothing else can use the connection meanwhile. Throws the driver's SqliteError. */
   query(sql: string, args: readonly unknown[]): SqliteResult {
-    if (this.#closed) throw new Error('The SQLite connection is closed');
-    try {
-      const { statement, columns, declaredTypes } = this.#prepare(sql);
+    return this.#withStatement(sql, ({ statement, columns, declaredTypes }) => {
       if (columns) return { columns, declaredTypes, rows: statement.all(args) as unknown[][], changes: 0 };
       const info = statement.run(args) as { changes: number; lastInsertRowid: number | bigint };
       return { columns: [], declaredTypes, rows: NO_ROWS, changes: info.changes, lastInsertRowid: BigInt(info.lastInsertRowid) };
+    });
+  }
+
+  /**
+   * Runs one SELECT now and keeps its first row only: the driver steps once and hands that row over
+   * in one call, without the row iterator `query` builds (docs/performance.md).
+   */
+  queryFirst(sql: string, args: readonly unknown[]): SqliteResult {
+    return this.#withStatement(sql, ({ statement, columns, declaredTypes }) => {
+      if (!columns) throw new Error('queryFirst needs a statement that returns rows');
+      const row = statement.get(args) as unknown[] | undefined;
+      return { columns, declaredTypes, rows: row ? [row] : [], changes: 0 };
+    });
+  }
+
+  /** Runs work on the statement prepared for sql; a statement that failed is prepared anew next time. */
+  #withStatement(sql: string, work: (prepared: Prepared) => SqliteResult): SqliteResult {
+    if (this.#closed) throw new Error('The SQLite connection is closed');
+    try {
+      return work(this.#prepare(sql));
     } catch (error) {
       this.#statements.delete(sql);
       if (primaryCode(error) === SQLITE_BUSY) this.reconnect();

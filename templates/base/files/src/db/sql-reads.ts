@@ -2,7 +2,15 @@ export type SqlValue = string | number | boolean | Date | null;
 
 /** The part of Prisma's driver adapter that runs a query: the same connections and locks Prisma uses. */
 export interface AdapterQueryable {
-  queryRaw(query: { sql: string; args: unknown[]; argTypes: { scalarType: string; arity: 'scalar' }[] }): Promise<{ rows: unknown[][] }>;
+  queryRaw(query: AdapterQuery): Promise<{ rows: unknown[][] }>;
+  /** The same for a read of one row, where the adapter can skip building a row iterator (SQLite). */
+  queryFirstRow?(query: AdapterQuery): Promise<{ rows: unknown[][] }>;
+}
+
+interface AdapterQuery {
+  sql: string;
+  args: unknown[];
+  argTypes: { scalarType: string; arity: 'scalar' }[];
 }
 
 export interface SqlDialect {
@@ -51,6 +59,12 @@ export class SqlReads {
     return this.#run(this.#text(query), args);
   }
 
+  /** Runs a SELECT of at most one row (by a unique key): that row, or undefined. */
+  async row(query: string, args: readonly SqlValue[]): Promise<unknown[] | undefined> {
+    const [row] = await this.#run(this.#text(query), args, true);
+    return row;
+  }
+
   /**
    * The same for a page of many rows of text, numbers and nulls. On SQLite the database builds the
    * page as one JSON text: one value to hand over instead of one per column per row, about a
@@ -58,13 +72,14 @@ export class SqlReads {
    */
   async manyRows(query: string, shape: RowShape, args: readonly SqlValue[]): Promise<unknown[][]> {
     if (!this.dialect.jsonRows) return this.rows(query, args);
-    const [row] = await this.#run(this.#text(query, shape), args);
+    const [row] = await this.#run(this.#text(query, shape), args, true);
     return JSON.parse(row![0] as string) as unknown[][];
   }
 
-  async #run(text: string, args: readonly SqlValue[]): Promise<unknown[][]> {
+  async #run(text: string, args: readonly SqlValue[], firstRowOnly = false): Promise<unknown[][]> {
     const adapter = await this.adapter();
-    const result = await adapter.queryRaw({ sql: text, args: args as SqlValue[], argTypes: args.map(argType) });
+    const query = { sql: text, args: args as SqlValue[], argTypes: args.map(argType) };
+    const result = firstRowOnly && adapter.queryFirstRow ? await adapter.queryFirstRow(query) : await adapter.queryRaw(query);
     return result.rows;
   }
 

@@ -56,15 +56,52 @@ function decodeJson(part: string): Record<string, unknown> | undefined {
   }
 }
 
+interface VerifiedToken {
+  claims: AccessTokenClaims;
+  /** exp, in seconds. */
+  expiresAt: number;
+}
+
+/** Tokens whose signature and claims were checked, per configuration: at most VERIFIED_TOKENS_KEPT each. */
+const verifiedTokens = new WeakMap<Config, Map<string, VerifiedToken>>();
+const VERIFIED_TOKENS_KEPT = 10_000;
+
 /**
  * Checks the header (exactly the one this app signs: HS256, typ JWT, nothing else), the HMAC-SHA256 signature in
  * constant time, and the claims (sub, jti, iat, an exp in the future). Returns them, or undefined.
+ *
+ * A client sends the same token on every request until it expires, so the result of the check is
+ * kept for the exact token text (signature included): a token seen before costs one map lookup
+ * and the expiry check, not an HMAC and two decodes (docs/performance.md). Only tokens that passed
+ * are kept, and whether a token is revoked is never kept: the guard reads that on every request.
  *
  * The check runs on node:crypto's HMAC, which costs a few microseconds; jose verifies through
  * WebCrypto, whose per-call overhead was the largest single cost of the guard (docs/performance.md).
  * The app's tests check both ends against jose: it verifies what this signs, and this verifies what it signs.
  */
 export function verifyAccessToken(config: Config, token: string): AccessTokenClaims | undefined {
+  let verified = verifiedTokens.get(config);
+  if (!verified) {
+    verified = new Map();
+    verifiedTokens.set(config, verified);
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const known = verified.get(token);
+  if (known) {
+    if (known.expiresAt > now) return known.claims;
+    verified.delete(token);
+    return undefined;
+  }
+  const checked = checkAccessToken(config, token, now);
+  if (checked) {
+    // The oldest entry goes first: a Map iterates in insertion order.
+    if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+    verified.set(token, checked);
+  }
+  return checked?.claims;
+}
+
+function checkAccessToken(config: Config, token: string, now: number): VerifiedToken | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   const [header, payload, signature] = parts as [string, string, string];
@@ -73,8 +110,7 @@ export function verifyAccessToken(config: Config, token: string): AccessTokenCla
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || given.toString('base64url') !== signature || !timingSafeEqual(given, expected)) return undefined;
   const claims = decodeJson(payload);
-  const now = Math.floor(Date.now() / 1000);
   if (typeof claims?.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
   if (claims.exp <= now) return undefined;
-  return { userId: claims.sub, tokenId: claims.jti, issuedAt: new Date(claims.iat * 1000) };
+  return { claims: Object.freeze({ userId: claims.sub, tokenId: claims.jti, issuedAt: new Date(claims.iat * 1000) }), expiresAt: claims.exp };
 }

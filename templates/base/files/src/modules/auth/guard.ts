@@ -43,7 +43,7 @@ const USER_WITH_LIVE_TOKEN = `
   )`;
 
 async function findUserWithLiveToken(ctx: AppContext, userId: string, tokenId: string): Promise<User | null> {
-  const [row] = await ctx.sql.rows(USER_WITH_LIVE_TOKEN, [userId, tokenId, new Date()]);
+  const row = await ctx.sql.row(USER_WITH_LIVE_TOKEN, [userId, tokenId, new Date()]);
   if (!row) return null;
   const [id, email, name, image, emailVerified, twoFactorEnabled, createdAt, updatedAt] = row;
   return {

@@ -22,7 +22,7 @@ const MEMBERSHIP = `
  * (db/sql-reads.ts); the organization row only where the route needs it.
  */
 export async function findMembership(ctx: AppContext, organizationId: string, userId: string): Promise<Membership> {
-  const [row] = await ctx.sql.rows(MEMBERSHIP, [userId, organizationId]);
+  const row = await ctx.sql.row(MEMBERSHIP, [userId, organizationId]);
   if (!row) throw organizationNotFound();
   const [id, orgId, memberUserId, role, joinedAt] = row;
   return { id: sqlText(id), organizationId: sqlText(orgId), userId: sqlText(memberUserId), role: sqlText(role), joinedAt: sqlDate(joinedAt) };

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import bcrypt from 'bcrypt';
 import { AppError } from '../../../http/app-error.js';
+
+/** bcrypt's native module loads with the first password hashed or checked, not at every start. */
+const loadBcrypt = async () => (await import('bcrypt')).default;
 
 /**
  * bcrypt runs on libuv's 4 worker threads. At most that many checks run at once and a few more
@@ -41,11 +43,11 @@ function preHash(password: string): string {
 }
 
 export function hashPassword(password: string, cost: number): Promise<string> {
-  return withHashingSlot(() => bcrypt.hash(preHash(password), cost));
+  return withHashingSlot(async () => (await loadBcrypt()).hash(preHash(password), cost));
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return withHashingSlot(() => bcrypt.compare(preHash(password), hash));
+  return withHashingSlot(async () => (await loadBcrypt()).compare(preHash(password), hash));
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -55,7 +57,7 @@ let dummyHash: Promise<string> | undefined;
  * which emails are registered.
  */
 export async function verifyAgainstDummy(password: string, cost: number): Promise<false> {
-  dummyHash ??= bcrypt.hash(preHash('gatekit-dummy-password-for-equal-timing'), cost);
+  dummyHash ??= loadBcrypt().then((bcrypt) => bcrypt.hash(preHash('gatekit-dummy-password-for-equal-timing'), cost));
   await verifyPassword(password, await dummyHash);
   return false;
 }
