@@ -10,17 +10,15 @@
 // SQL. Used for docs/performance.md.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { seedMembers } from './lib/seed-members.mjs';
 
 const [dir, route = 'me', count = '4000'] = process.argv.slice(2);
 if (!dir) {
   console.error('usage: node scripts/profile-app.mjs <app dir> <healthz|me|members|organizations> [requests]');
   process.exit(2);
 }
-const require = createRequire(import.meta.url);
-const Database = require('better-sqlite3');
 const profileDir = mkdtempSync(path.join(tmpdir(), 'gatekit-profile-'));
 const databaseFile = path.join(profileDir, 'app.db');
 const port = 40000 + Math.floor(Math.random() * 2000);
@@ -45,17 +43,7 @@ const { token, user } = registered;
 let target = { healthz: '/healthz', me: '/api/auth/me', organizations: '/api/organizations' }[route];
 if (route === 'members') {
   const created = await (await fetch(`${url}/api/organizations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ name: 'Profile Org' }) })).json();
-  const db = new Database(databaseFile);
-  const { createdAt } = db.prepare('SELECT createdAt FROM User WHERE id = ?').get(user.id);
-  const addUser = db.prepare('INSERT INTO User (id, email, emailVerified, twoFactorEnabled, createdAt, updatedAt) VALUES (?, ?, 0, 0, ?, ?)');
-  const addMember = db.prepare('INSERT INTO OrgMember (id, organizationId, userId, role, joinedAt) VALUES (?, ?, ?, ?, ?)');
-  db.transaction(() => {
-    for (let i = 1; i < 10_000; i++) {
-      addUser.run(`profile-user-${i}`, `member-${i}@example.com`, createdAt, createdAt);
-      addMember.run(`profile-member-${String(i).padStart(6, '0')}`, created.organization.id, `profile-user-${i}`, 'member', createdAt);
-    }
-  })();
-  db.close();
+  seedMembers(databaseFile, { organizationId: created.organization.id, userId: user.id });
   target = `/api/organizations/${created.organization.id}/members?limit=50`;
 }
 
