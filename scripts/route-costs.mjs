@@ -15,13 +15,13 @@
 // about ±15 % on the 2-core machine of docs/performance.md, against ±40 % unpinned. The bench
 // (`npm run bench`) stays unpinned, as apps run in production; this is a tool for comparing code.
 // Needs Linux with taskset (util-linux) and at least 2 cores.
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { baseEnv, startCommand, startServer } from '../bench/cases/http.mjs';
+import { baseEnv, cpuMsOf, startCommand, startLoadWorker, startServer } from '../bench/cases/http.mjs';
 import { seedMembers } from './lib/seed-members.mjs';
 
 const dirs = process.argv.slice(2).map((dir) => path.resolve(dir));
@@ -33,14 +33,7 @@ if (cpus().length < 2) throw new Error('route-costs needs 2 cores: one for the a
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
 const REQUESTS = Number(process.env.REQUESTS ?? 3000);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const pin = (pid, core) => execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
-
-function cpuMsOf(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
 
 async function post(url, body, token) {
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
@@ -68,42 +61,21 @@ async function startApp(dir, work) {
   return { dir, server, routes, costs: { healthz: [], me: [], members: [] } };
 }
 
-function startLoadWorker() {
-  const worker = fork(path.join(root, 'bench/lib/load-worker.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  pin(worker.pid, 1);
-  const pending = new Map();
-  let nextId = 0;
-  worker.on('message', ({ id, ok, error }) => {
-    const job = pending.get(id);
-    pending.delete(id);
-    if (ok) job.resolve();
-    else job.reject(new Error(error));
-  });
-  return {
-    load: ([url, headers], count) =>
-      new Promise((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        worker.send({ id, url, headers, count, concurrency: 8 });
-      }),
-    stop: () => worker.disconnect(),
-  };
-}
-
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-route-costs-'));
 const apps = [];
 let loader;
 try {
   for (const dir of dirs) apps.push(await startApp(dir, work));
-  loader = startLoadWorker();
-  for (const app of apps) for (const route of Object.values(app.routes)) await loader.load(route, 1000);
+  loader = startLoadWorker(root);
+  pin(loader.pid, 1);
+  for (const app of apps) for (const [url, headers] of Object.values(app.routes)) await loader.load(url, headers, 1000);
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of ['healthz', 'me', 'members']) {
       for (let k = 0; k < apps.length; k++) {
         const app = apps[(k + round) % apps.length];
         const before = cpuMsOf(app.server.pid);
-        await loader.load(app.routes[name], REQUESTS);
+        await loader.load(...app.routes[name], REQUESTS);
         app.costs[name].push(((cpuMsOf(app.server.pid) - before) * 1000) / REQUESTS);
       }
     }

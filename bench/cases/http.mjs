@@ -229,7 +229,7 @@ export async function startServer({ name, cwd, script, env, readyPath, nodeArgs 
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** CPU time (user + system, ms) a live process has used so far, from /proc/<pid>/stat. */
-function cpuMsOf(pid) {
+export function cpuMsOf(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
@@ -308,7 +308,7 @@ function seedPeer(Database, file, { userId, organizationId }) {
 }
 
 /** The load generator process; load() sends it one job and waits for the figures. */
-function startLoadWorker(root) {
+export function startLoadWorker(root) {
   const worker = fork(path.join(root, 'bench/lib/load-worker.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let nextId = 0;
   const pending = new Map();
@@ -332,6 +332,7 @@ function startLoadWorker(root) {
     stop: () => {
       if (worker.connected) worker.disconnect();
     },
+    pid: worker.pid,
   };
 }
 
