@@ -56,6 +56,18 @@ describe('errors and bodies', () => {
     expect((await response.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('rejects a chunked non-JSON body with 415 too', async () => {
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('hello'));
+        controller.close();
+      },
+    });
+    const response = await app.request('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'text/plain' }, body, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(415);
+    expect((await response.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('rejects a body over 100 kB with 413', async () => {
     const response = await app.request('/api/auth/logout', { method: 'POST', json: { padding: 'x'.repeat(101 * 1024) } });
     expect(response.status).toBe(413);
@@ -99,5 +111,23 @@ describe('security headers', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe('http://app.test');
     const other = await app.request('/healthz', { headers: { origin: 'http://evil.test' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers a preflight from APP_URL with credentials allowed, and one from elsewhere without', async () => {
+    const preflight = (origin: string) =>
+      app.request('/api/auth/logout', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const allowed = await preflight('http://app.test');
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://app.test');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    const other = await preflight('http://evil.test');
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('adds no CORS headers without an Origin, but still varies on it', async () => {
+    const response = await app.request('/api/auth/providers');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(response.headers.get('vary')).toBe('Origin');
   });
 });

@@ -22,14 +22,21 @@ export function allowFormBody(path: string): void {
 
 const acceptsForm = (req: Parameters<RequestHandler>[0]) => formBodyRoutes.has(req.path) && Boolean(req.is('application/x-www-form-urlencoded'));
 
-/** A body on a JSON route must be JSON: anything else is 415 before it is read. */
-export const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  if (METHODS_WITH_BODY.has(req.method) && hasBody(req) && !req.is(['application/json', 'application/*+json']) && !acceptsForm(req)) {
+const readJson = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] });
+
+/**
+ * Parses JSON objects and arrays up to 100 kB; parse errors go to the error handler. A body on a
+ * JSON route must be JSON: anything else is 415 before it is read. A request without a body (every
+ * GET) goes straight on: one check instead of two middlewares and the parser's own.
+ */
+export const parseJsonBody: RequestHandler = (req, res, next) => {
+  if (!hasBody(req)) {
+    next();
+    return;
+  }
+  if (METHODS_WITH_BODY.has(req.method) && !req.is(['application/json', 'application/*+json']) && !acceptsForm(req)) {
     next(new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.'));
     return;
   }
-  next();
+  readJson(req, res, next);
 };
-
-/** Parses JSON objects and arrays up to 100 kB; parse errors go to the error handler. */
-export const parseJsonBody = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] });

@@ -18,10 +18,19 @@ export function applySecurity(app: Express, config: Config): void {
     next();
   });
   const allowed = new Set(config.CORS_ORIGINS);
-  app.use(
-    cors({
-      origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
-      credentials: true,
-    }),
-  );
+  const answerCors = cors({
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+    credentials: true,
+  });
+  // Browsers send Origin with every cross-origin request; without one there is nothing to allow
+  // and the CORS middleware would only add headers no client reads. Vary: Origin stays, so a cache
+  // never hands this answer to a cross-origin request.
+  app.use((req, res, next) => {
+    if (req.headers.origin !== undefined) {
+      answerCors(req, res, next);
+      return;
+    }
+    res.setHeader('Vary', 'Origin');
+    next();
+  });
 }
