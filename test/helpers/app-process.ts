@@ -32,7 +32,7 @@ export interface AppProcess {
   child: ChildProcess;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
-  /** Resolves once the output matches (logs are written asynchronously); rejects after timeoutMs. */
+  /** Resolves once the output matches (it arrives through a pipe, possibly after the answer); rejects after timeoutMs. */
   waitForOutput(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
   stop(): Promise<number | null>;
 }

@@ -352,7 +352,7 @@ function describeTotpApp(setup: TotpSetup): void {
       expect(login.body.mfaRequired).toBe(true);
       const refused = await call(rekeyed.url, '/api/auth/2fa/verify', { json: { mfaToken: login.body.mfaToken, code: await nextCode(account) } });
       expectError(refused, 401, 'INVALID_CODE');
-      // The process writes its log lines asynchronously.
+      // The log line reaches this process through a pipe, possibly after the answer.
       await rekeyed.waitForOutput('cannot decrypt the TOTP secret');
       const rescued = await call(rekeyed.url, '/api/auth/2fa/verify', { json: { mfaToken: login.body.mfaToken, recoveryCode: account.recoveryCodes[9] } });
       expectTokenResponse(rescued, account);
