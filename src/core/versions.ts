@@ -39,6 +39,7 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   '@types/nodemailer': '^8.0.2',
   '@types/pg': '^8.15.6',
   '@types/qrcode': '^1.5.6',
+  esbuild: '~0.28.0',
   prisma: '7.10.0',
   tsx: '^4.23.15',
   typescript: '5.9.3',

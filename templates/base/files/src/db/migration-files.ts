@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { APP_ROOT } from '../app-root.js';
 
-export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
+export const MIGRATIONS_DIR = path.join(APP_ROOT, 'prisma/migrations');
 
 export interface MigrationFile {
   name: string;

@@ -1,11 +1,12 @@
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { Router, type NextFunction, type Response } from 'express';
+import { APP_ROOT } from '../../app-root.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../http/app-error.js';
 
-/** public/ at the project root, seen from src/modules/pages (tsx) and dist/modules/pages (node) alike. */
-export const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
+/** public/ at the project root. */
+export const PUBLIC_DIR = path.join(APP_ROOT, 'public');
 
 export interface Page {
   /** The route: /, /account, /invite/:token. */
