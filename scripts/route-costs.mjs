@@ -14,6 +14,7 @@
 // (/proc/<pid>/stat) divided by its requests. Pinned this way, the rounds of one route moved by
 // about ±15 % on the 2-core machine of docs/performance.md, against ±40 % unpinned. The bench
 // (`npm run bench`) stays unpinned, as apps run in production; this is a tool for comparing code.
+// PIN=0 leaves every process unpinned, as `npm run bench` runs them, and adds the req/s ratios.
 // Needs Linux with taskset (util-linux) and at least 2 cores.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +34,9 @@ if (cpus().length < 2) throw new Error('route-costs needs 2 cores: one for the a
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
 const REQUESTS = Number(process.env.REQUESTS ?? 3000);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const pin = (pid, core) => execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+// PIN=0 leaves the processes where the scheduler puts them, as `npm run bench` does.
+const PINNED = process.env.PIN !== '0';
+const pin = (pid, core) => PINNED && execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
 
 async function post(url, body, token) {
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
@@ -58,7 +61,7 @@ async function startApp(dir, work) {
     me: [`${server.url}/api/auth/me`, authorization],
     members: [`${server.url}/api/organizations/${organization.id}/members?limit=50`, authorization],
   };
-  return { dir, server, routes, costs: { healthz: [], me: [], members: [] } };
+  return { dir, server, routes, costs: { healthz: [], me: [], members: [] }, rps: { healthz: [], me: [], members: [] } };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -75,19 +78,22 @@ try {
       for (let k = 0; k < apps.length; k++) {
         const app = apps[(k + round) % apps.length];
         const before = cpuMsOf(app.server.pid);
-        await loader.load(...app.routes[name], REQUESTS);
+        const { rps } = await loader.load(...app.routes[name], REQUESTS);
+        app.rps[name].push(rps);
         app.costs[name].push(((cpuMsOf(app.server.pid) - before) * 1000) / REQUESTS);
       }
     }
   }
-  console.log(`server CPU µs per request, median of ${ROUNDS} rounds of ${REQUESTS} requests (app on core 0, load on core 1)`);
-  for (const { dir, costs } of apps) {
+  console.log(`server CPU µs per request, median of ${ROUNDS} rounds of ${REQUESTS} requests (${PINNED ? 'app on core 0, load on core 1' : 'not pinned'})`);
+  for (const { dir, costs, rps } of apps) {
     const [healthz, me, members] = ['healthz', 'me', 'members'].map((name) => median(costs[name]));
     console.log(`\n${dir}`);
     for (const [name, value] of Object.entries({ healthz, me, members })) {
       console.log(`  ${name.padEnd(8)} ${value.toFixed(0).padStart(5)}   rounds ${costs[name].map((cost) => cost.toFixed(0)).join(', ')}`);
     }
     console.log(`  /healthz ÷ /me ${(healthz / me).toFixed(2)} (target of /me ≥ 0.5), /healthz ÷ members ${(healthz / members).toFixed(2)} (target ≥ 0.25)`);
+    const [healthzRps, meRps, membersRps] = ['healthz', 'me', 'members'].map((name) => median(rps[name]));
+    console.log(`  by req/s: /me ÷ /healthz ${(meRps / healthzRps).toFixed(2)}, members ÷ /healthz ${(membersRps / healthzRps).toFixed(2)}`);
   }
 } finally {
   loader?.stop();

@@ -63,6 +63,17 @@ const importRefSchema = z.object({
   name: z.string().regex(/^[A-Za-z_$][\w$]*$/),
 });
 
+const routerRefSchema = importRefSchema.extend({
+  /**
+   * The path all of the router's routes start with, e.g. /api/auth: requests for other paths skip
+   * the router at once (src/http/under-path.ts). Without one, every request tries its routes.
+   */
+  prefix: z
+    .string()
+    .regex(/^(\/[a-z0-9._-]+)+$/, 'a prefix is a path such as /api/acme: lowercase segments, no trailing slash')
+    .optional(),
+});
+
 export const manifestSchema = z.object({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'ids are lowercase words joined by hyphens'),
   name: z.string().min(1),
@@ -87,7 +98,7 @@ export const manifestSchema = z.object({
   openapi: z.string().optional(),
   readme: z.string().optional(),
   /** Route factories mounted by createApp, in order: (ctx) => Router. */
-  routers: z.array(importRefSchema).default([]),
+  routers: z.array(routerRefSchema).default([]),
   /** A building block other modules require (the OAuth machinery): never chosen or listed on its own. */
   internal: z.boolean().default(false),
   /** A feature module (category module) chosen by its own flag: --orgs / --no-orgs. */
@@ -120,6 +131,7 @@ export type ModuleManifest = z.infer<typeof manifestSchema>;
 export type ModuleFlag = z.infer<typeof flagSchema>;
 export type EnvVar = z.infer<typeof envVarSchema>;
 export type ImportRef = z.infer<typeof importRefSchema>;
+export type RouterRef = z.infer<typeof routerRefSchema>;
 export type OAuthProviderEntry = z.infer<typeof oauthProviderSchema>;
 
 export interface LoadedModule {

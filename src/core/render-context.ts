@@ -1,4 +1,4 @@
-import { HOOKS, type Database, type HookName, type ImportRef, type LoadedModule, type OAuthProviderEntry } from './manifest.js';
+import { HOOKS, type Database, type HookName, type ImportRef, type LoadedModule, type OAuthProviderEntry, type RouterRef } from './manifest.js';
 
 /** What every template sees. Kept small on purpose: templates are mostly plain code. */
 export interface RenderContext {
@@ -6,7 +6,7 @@ export interface RenderContext {
   db: Database;
   /** Selected module ids, for the rare template that must know: {{#if modules.jwt}}. */
   modules: Record<string, boolean>;
-  routers: ImportRef[];
+  routers: RouterRef[];
   configs: ImportRef[];
   hooks: Record<HookName, ImportRef[]>;
   providers: {

@@ -1,10 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManifestError } from '../../src/core/errors.js';
 import { loadModule, MANIFEST_FILE } from '../../src/core/manifest.js';
 import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
+
+const ROUTE_PATH = /router\.(?:get|post|put|patch|delete|all|use)\(\s*'([^']*)'/g;
 
 function moduleDir(manifest: object): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'gatekit-module-'));
@@ -50,6 +52,29 @@ describe('module manifests', () => {
     const needs = moduleDir({ ...valid, requires: ['nothing-here'] });
     mkdirSync(path.join(needs, 'files'));
     expect(() => createRegistry([loadModule(needs, 'pack')])).toThrow(/nothing-here/);
+  });
+
+  it('takes a router prefix only as a plain path', () => {
+    const router = { import: './modules/acme/acme.routes.js', name: 'createAcmeRoutes' };
+    expect(loadModule(moduleDir({ ...valid, routers: [{ ...router, prefix: '/api/acme' }] }), 'test').manifest.routers[0]!.prefix).toBe('/api/acme');
+    for (const prefix of ['api/acme', '/api/acme/', '/api/(.*)', "/api/'acme"]) {
+      expect(() => loadModule(moduleDir({ ...valid, routers: [{ ...router, prefix }] }), 'test')).toThrow(/prefix/);
+    }
+  });
+
+  it('writes every route of a built-in router under the prefix it is mounted on', () => {
+    let checked = 0;
+    for (const { manifest, dir } of loadBuiltinModules()) {
+      for (const { import: file, prefix } of manifest.routers) {
+        if (!prefix) continue;
+        const source = readFileSync(path.join(dir, 'files/src', file.replace(/\.js$/, '.ts')), 'utf8');
+        for (const [, route] of source.matchAll(ROUTE_PATH)) {
+          expect(route === prefix || route!.startsWith(`${prefix}/`), `${manifest.id}: ${route} is outside ${prefix}`).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
   });
 
   it('ships every built-in module in the pack format', () => {

@@ -44,6 +44,20 @@ describe('errors and bodies', () => {
     expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
   });
 
+  it('answers an unknown path under a module prefix, and one only starting like it, with the error body', async () => {
+    for (const path of ['/api/auth/nope', '/api/authx/me']) {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(404);
+      expect((await response.json()).error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('matches routes whatever the case of their path, as Express does, also across module prefixes', async () => {
+    const response = await app.request('/API/Auth/providers');
+    expect(response.status).toBe(200);
+    expect((await response.json()).methods).toEqual(signInMethods);
+  });
+
   it('rejects malformed JSON with 400 INVALID_JSON', async () => {
     const response = await app.request('/api/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
     expect(response.status).toBe(400);

@@ -6,7 +6,6 @@ export function createDatabase(url: string): Database {
   return databaseOn(new SqliteAdapterFactory(url), {
     placeholder: () => '?',
     table: (name) => `"${name}"`,
-    jsonRows: (select, { columns, orderBy }) =>
-      `SELECT json_group_array(json_array(${columns.map((column) => `"${column}"`).join(', ')}) ORDER BY "${orderBy}") FROM (${select})`,
+    jsonRows: (select, columns) => `SELECT json_group_array(json_array(${columns.map((column) => `"${column}"`).join(', ')})) FROM (${select})`,
   });
 }
