@@ -10,7 +10,7 @@ import type { RequestHandler } from 'express';
 export function underPath(prefix: string, router: RequestHandler): RequestHandler {
   const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:/|$)`, 'i');
   return (req, res, next) => {
-    if (pattern.test(req.path)) void router(req, res, next);
+    if (pattern.test(req.path)) router(req, res, next);
     else next();
   };
 }
