@@ -6,6 +6,7 @@ import { ColumnTypeEnum, type SqlQuery } from '@prisma/driver-adapter-utils';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteAdapter } from '../src/db/sqlite-adapter.js';
+import { SqlReads, type AdapterQueryable } from '../src/db/sql-reads.js';
 import { SqliteConnection, sqlitePath } from '../src/db/sqlite-connection.js';
 
 const files: string[] = [];
@@ -29,6 +30,26 @@ const sql = (text: string, ...args: unknown[]): SqlQuery => ({
 afterEach(async () => {
   for (const adapter of adapters.splice(0)) await adapter.dispose();
   for (const file of files.splice(0)) for (const suffix of ['', '-journal']) rmSync(`${file}${suffix}`, { force: true });
+});
+
+describe('a page of rows read as one JSON array', () => {
+  it('comes back in the order of its id column, whatever order the database put in the array', async () => {
+    const { adapter } = await open();
+    for (const id of ['c', 'a', 'd', 'b']) await adapter.executeRaw(sql('INSERT INTO item (id, n, name) VALUES (?, ?, ?)', id, id.charCodeAt(0), `name ${id}`));
+    // An array built in the reverse order stands for SQLite's unpromised one.
+    // The adapter as db/database.ts hands it over: SqlReads runs the same queries on it.
+    const reads = new SqlReads(() => Promise.resolve(adapter) as Promise<AdapterQueryable>, {
+      placeholder: () => '?',
+      table: (name) => `"${name}"`,
+      jsonRows: (select, columns) => `SELECT json_group_array(json_array(${columns.map((column) => `"${column}"`).join(', ')}) ORDER BY "id" DESC) FROM (${select})`,
+    });
+    const rows = await reads.manyRows('SELECT "id", "name" FROM {item} WHERE "id" > ? ORDER BY "id" LIMIT ?', { columns: ['id', 'name'], orderBy: 'id' }, ['a', 10]);
+    expect(rows).toEqual([
+      ['b', 'name b'],
+      ['c', 'name c'],
+      ['d', 'name d'],
+    ]);
+  });
 });
 
 describe("the SQLite adapter under Prisma", () => {
