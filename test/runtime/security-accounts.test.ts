@@ -8,7 +8,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { register, uniqueEmail, type Account } from '../helpers/accounts.js';
-import { call } from '../helpers/app-process.js';
 import { nowSeconds } from '../helpers/fake-hosted/ids.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
