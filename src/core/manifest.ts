@@ -16,12 +16,13 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * Account events a module can take part in:
  * - loginChallenges: (ctx, user, pending?) => challenge | undefined, after every first factor, before a token is issued;
  * - revokeAll: (db, userId) => void, when every token of a user is revoked (void the module's one-time secrets);
- * - takeOver: (db, userId) => void, when the first mailbox proof takes a provisional account over (remove what was set up before);
+ * - takeOver: (db, userId, ctx) => void, when the first mailbox proof takes a provisional account over (remove what was set up before);
+ * - logout: (db, userId) => void, when the user logs out (end what the module started for the user's sign-ins);
  * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed;
  * - signInMethods: (db, userId) => boolean, whether the user can sign in this way (for unlinking the last one);
  * - oauthProviders: the provider descriptions the shared OAuth module serves.
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'deferredSteps', 'signInMethods', 'oauthProviders'] as const;
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'oauthProviders'] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_APP_URL as APP_URL, expectRateLimit, TEST_JWT_SECRET, useRunningApp } from '../helpers/running-app.js';
 import { call } from '../helpers/app-process.js';
+import { linkFrom } from '../helpers/mail-catcher.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
 import { parsePostgresUrl } from '../helpers/schema-engine.js';
 
@@ -55,6 +56,31 @@ async function setInviteExpiry(setup: OrgsSetup, inviteId: string, expiresAt: Da
   await client.connect();
   try {
     await client.query(`UPDATE "${schema}"."OrgInvite" SET "expiresAt" = $1 WHERE "id" = $2`, [expiresAt, inviteId]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether the organization still exists, and how many owners it has (read straight from the database). */
+async function ownersOf(setup: OrgsSetup, orgId: string): Promise<{ exists: boolean; owners: number }> {
+  const organizations = 'SELECT count(*) AS n FROM "Organization" WHERE "id" = $1';
+  const owners = 'SELECT count(*) AS n FROM "OrgMember" WHERE "organizationId" = $1 AND "role" = \'owner\'';
+  if (setup.db === 'sqlite') {
+    const db = new Database(path.join(setup.fixture().dir, 'dev.db'), { readonly: true });
+    try {
+      const count = (sql: string) => (db.prepare(sql.replace('$1', '?')).get(orgId) as { n: number }).n;
+      return { exists: count(organizations) === 1, owners: count(owners) };
+    } finally {
+      db.close();
+    }
+  }
+  const { connectionString, schema } = parsePostgresUrl(setup.databaseUrl());
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(`SET search_path TO "${schema}"`);
+    const count = async (sql: string) => Number((await client.query(sql, [orgId])).rows[0].n);
+    return { exists: (await count(organizations)) === 1, owners: await count(owners) };
   } finally {
     await client.end();
   }
@@ -553,6 +579,32 @@ export function describeOrgsApp(setup: OrgsSetup): void {
       // is what decides: the second one counts a single owner left. (better-sqlite3 is synchronous,
       // so on SQLite the server usually finishes one request before it reads the other: 403.)
       if (setup.db === 'postgresql') expect(losers).toContain(409);
+    }, LONG);
+
+    it("keeps an owner (or deletes the organization) when a co-owner leaves as the squatter's account is taken over", async () => {
+      for (let round = 0; round < 4; round++) {
+        const squatter = await register('squatter');
+        const coOwner = await register('co-owner');
+        const org = await createOrganization(squatter);
+        const coOwnerId = await join(org.id, squatter, coOwner, 'admin');
+        expect((await setRole(org.id, squatter, coOwnerId, 'owner')).status).toBe(200);
+        const since = running.mail.messages.length;
+        expect((await api('/api/auth/password/forgot', { json: { email: squatter.email } })).status).toBe(202);
+        const mail = await running.mail.waitForMail(squatter.email, { since });
+        const resetToken = new URL(linkFrom(mail, `${APP_URL}/reset-password?token=`)).searchParams.get('token');
+
+        const [reset, leave] = await Promise.all([
+          api('/api/auth/password/reset', { json: { token: resetToken, password: 'the owner of the mailbox' } }),
+          api(`/api/organizations/${org.id}/members/${coOwnerId}`, { method: 'DELETE', token: coOwner.token }),
+        ]);
+        expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+        expect([204, 409]).toContain(leave.status);
+        const after = await ownersOf(setup, org.id);
+        // The co-owner left first: the squatter's account owned it alone, so the take-over deleted it.
+        // The take-over came first: the co-owner is its last owner and could not leave.
+        expect(after, JSON.stringify(leave.body)).toEqual(leave.status === 204 ? { exists: false, owners: 0 } : { exists: true, owners: 1 });
+        expect((await api('/api/organizations', { token: reset.body.token })).body.organizations).toEqual([]);
+      }
     }, LONG);
 
     it('lets only one of two owners leave when both leave at the same moment', async () => {

@@ -28,6 +28,7 @@ CREATE TABLE "AuthjsSession" (
     "sessionTokenHash" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
     "expires" TIMESTAMP(3) NOT NULL,
+    "exchangedAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "AuthjsSession_pkey" PRIMARY KEY ("id")

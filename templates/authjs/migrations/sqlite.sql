@@ -25,6 +25,7 @@ CREATE TABLE "AuthjsSession" (
     "sessionTokenHash" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
     "expires" DATETIME NOT NULL,
+    "exchangedAt" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "AuthjsSession_userId_fkey" FOREIGN KEY ("userId") REFERENCES "AuthjsUser" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );

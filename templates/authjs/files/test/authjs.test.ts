@@ -58,6 +58,18 @@ describe('Auth.js email sign-in and POST /api/auth/authjs/exchange', () => {
     expect((await app.request('/api/auth/me', { token: squatter.token })).status).toBe(401);
   });
 
+  it('logout ends the exchanged Auth.js session: the browser cannot exchange it again', async () => {
+    const browser = await signInByEmail(uniqueEmail('authjs'));
+    const { token } = await (await exchange(browser)).json();
+    const other = await signInByEmail((await app.request('/api/auth/me', { token }).then((me) => me.json())).user.email);
+    expect((await app.request('/api/auth/logout', { method: 'POST', token })).status).toBe(204);
+    const again = await exchange(browser);
+    expect(again.status).toBe(401);
+    expect((await again.json()).error.code).toBe('INVALID_TOKEN');
+    // A session of the user that was never exchanged was not the one that signed in: it stays.
+    expect((await exchange(other)).status).toBe(200);
+  });
+
   it('answers 401 INVALID_TOKEN without an Auth.js session', async () => {
     const response = await exchange(new Browser());
     expect(response.status).toBe(401);

@@ -63,6 +63,17 @@ describe('POST /api/auth/clerk/exchange', () => {
     }
   });
 
+  it('refuses a token issued in the future or living longer than an hour (401 INVALID_TOKEN)', async () => {
+    const id = clerkUser(uniqueEmail('clerk'), 'verified');
+    const tenYears = 10 * 365 * 24 * 3600;
+    for (const claims of [{ iat: now() + 120, nbf: now() - 10, exp: now() + 180 }, { iat: now() - 10, exp: now() + tenYears }, { iat: now() - 10, exp: now() + 3600 }]) {
+      const response = await exchange(app, await sessionToken(id, claims));
+      expect(response.status, JSON.stringify(claims)).toBe(401);
+      expect((await response.json()).error.code).toBe('INVALID_TOKEN');
+    }
+    expect((await exchange(app, await sessionToken(id, { iat: now() - 10, exp: now() + 3590 }))).status).toBe(200);
+  });
+
   it('never links an unverified primary address to an existing account (409 ACCOUNT_EXISTS)', async () => {
     const { user } = await createUserWithToken(app, uniqueEmail('clerk'), { emailVerified: true });
     const response = await exchange(app, await sessionToken(clerkUser(user.email, 'unverified')));

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueTokenResponse } from '../src/modules/auth/complete-login.js';
+import { proveMailbox } from '../src/modules/auth/mailbox-proof.js';
 import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
@@ -198,5 +200,33 @@ describe('members and roles', () => {
     const foreign = await call(`${base}/${elsewhere.ids.member}/role`, owner.token, 'PUT', { role: 'admin' });
     expect(foreign.status).toBe(404);
     expect((await call(`${base}/${elsewhere.ids.member}`, owner.token, 'DELETE')).status).toBe(404);
+  });
+});
+
+describe('an account taken over by its mailbox owner', () => {
+  it('leaves every organization (deleting those it alone owned) and its pending invites die', async () => {
+    const squatter = await createUserWithToken(app);
+    const accomplice = await createUserWithToken(app);
+    const alone = await createOrganization(squatter.token);
+    const shared = await createOrganization(squatter.token);
+    await app.context.prisma.orgMember.create({ data: { organizationId: shared.id, userId: accomplice.user.id, role: 'owner' } });
+    const joined = await createOrganization(accomplice.token);
+    await app.context.prisma.orgMember.create({ data: { organizationId: joined.id, userId: squatter.user.id, role: 'admin' } });
+    const invite = await call(`/api/organizations/${shared.id}/invite`, squatter.token, 'POST', { email: 'friend@example.com' });
+    expect(invite.status).toBe(201);
+    const inviteToken = invite.body.inviteUrl.split('/invite/')[1];
+
+    const owner = await proveMailbox(app.context, squatter.user);
+    expect(owner).toMatchObject({ id: squatter.user.id, emailVerified: true });
+
+    expect(await app.context.prisma.orgMember.count({ where: { userId: squatter.user.id } })).toBe(0);
+    expect(await app.context.prisma.organization.findUnique({ where: { id: alone.id } })).toBeNull();
+    expect(await app.context.prisma.orgMember.count({ where: { organizationId: shared.id, role: 'owner' } })).toBe(1);
+    expect(await app.context.prisma.orgMember.count({ where: { organizationId: joined.id } })).toBe(1);
+    const preview = await call(`/api/organizations/invite/${inviteToken}`, accomplice.token);
+    expect(preview.status).toBe(410);
+    expect(preview.body.error.code).toBe('INVITE_REVOKED');
+    const { token } = await issueTokenResponse(app.context, owner);
+    expect((await call('/api/organizations', token)).body.organizations).toEqual([]);
   });
 });

@@ -210,6 +210,33 @@ describe('signing in with a second factor', () => {
     expect(mail.subject).toMatch(/paused/);
   });
 
+  it('counts wrong codes at disable and recovery-codes too, and locks all three routes', async () => {
+    const account = await enrol();
+    const post = (path: string, json: Record<string, string>) => app.request(path, { method: 'POST', token: account.token, json });
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const reply =
+        attempt % 3 === 0
+          ? await verify({ mfaToken: await firstFactor(account), code: wrongCode(account.secret) })
+          : attempt % 3 === 1
+            ? await post('/api/auth/2fa/disable', attempt % 2 ? { code: wrongCode(account.secret) } : { recoveryCode: 'not-a-recovery-code' })
+            : await post('/api/auth/2fa/recovery-codes', { code: wrongCode(account.secret) });
+      await expectError(reply, 401, 'INVALID_CODE');
+    }
+    const right = nextCode(account);
+    for (const locked of [
+      await post('/api/auth/2fa/disable', { code: right }),
+      await post('/api/auth/2fa/disable', { recoveryCode: account.recoveryCodes[0]! }),
+      await post('/api/auth/2fa/recovery-codes', { code: right }),
+      await verify({ mfaToken: await firstFactor(account), code: right }),
+    ]) {
+      expect(locked.status).toBe(429);
+      expect((await locked.json()).error.code).toBe('RATE_LIMITED');
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+    }
+    const user = await app.context.prisma.user.findUniqueOrThrow({ where: { id: account.user.id } });
+    expect(user.twoFactorEnabled).toBe(true);
+  });
+
   it('voids pending mfa tokens when every session is revoked', async () => {
     const account = await enrol();
     const mfaToken = await firstFactor(account);

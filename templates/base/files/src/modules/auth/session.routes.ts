@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../../context.js';
+import { logoutSteps } from './account-hooks.js';
 import { currentAuth, requireAuth } from './guard.js';
 import { listProviders } from './providers.js';
 import { toPublicUser } from './public-user.js';
@@ -15,7 +16,10 @@ export function createSessionRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/logout', auth, async (_req, res) => {
-    await ctx.prisma.accessToken.update({ where: { id: currentAuth(res).tokenId }, data: { revokedAt: new Date() } });
+    const { tokenId, user } = currentAuth(res);
+    await ctx.prisma.accessToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
+    // Modules end what they started for the user's sign-ins elsewhere (an exchanged Auth.js session).
+    for (const step of logoutSteps) await step(ctx.prisma, user.id);
     res.status(204).end();
   });
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { AppContext } from '../../../context.js';
-import type { AuthjsUser } from '../../../generated/prisma/client.js';
+import type { AuthjsSession, AuthjsUser } from '../../../generated/prisma/client.js';
 import type { Db } from '../account-hooks.js';
 import { displayNameOf, imageOf, plainEmail } from '../identities/profile-fields.js';
 import type { HostedProfile } from '../hosted/hosted-sign-in.js';
@@ -15,12 +15,18 @@ function cookieValue(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** The Auth.js user of the browser's session cookie, or undefined when there is none, or it ended. */
-export async function sessionUser(ctx: AppContext, req: Request): Promise<AuthjsUser | undefined> {
+/** The Auth.js session of the browser's cookie, with its user, or undefined when there is none, or it ended. */
+export async function browserSession(ctx: AppContext, req: Request): Promise<(AuthjsSession & { user: AuthjsUser }) | undefined> {
   const sessionToken = cookieValue(req, sessionCookieName(ctx.config));
   if (!sessionToken) return undefined;
   const session = await ctx.prisma.authjsSession.findUnique({ where: { sessionTokenHash: hashSessionToken(sessionToken) }, include: { user: true } });
-  return session && session.expires > new Date() ? session.user : undefined;
+  return session && session.expires > new Date() ? session : undefined;
+}
+
+/** Marks the session as exchanged (the first time), before the exchange signs anyone in. */
+export async function markExchanged(ctx: AppContext, session: AuthjsSession): Promise<void> {
+  if (session.exchangedAt) return;
+  await ctx.prisma.authjsSession.updateMany({ where: { id: session.id }, data: { exchangedAt: new Date() } });
 }
 
 /**
@@ -38,12 +44,31 @@ export function profileOf(user: AuthjsUser): HostedProfile {
   };
 }
 
+/** The Auth.js user ids of the user's linked Auth.js identities. */
+async function authjsUserIds(db: Db, userId: string): Promise<string[]> {
+  const identities = await db.account.findMany({ where: { userId, provider: 'authjs' }, select: { providerAccountId: true } });
+  return identities.map((identity) => identity.providerAccountId);
+}
+
 /**
  * Events that revoke every token of a user (logout-all, a password change or reset, two-factor
- * off) also end the Auth.js sessions of their Auth.js identities, so none can be exchanged again.
+ * off, a take-over) also end the Auth.js sessions of their Auth.js identities, so none can be
+ * exchanged again.
  */
 export async function endAuthjsSessions(db: Db, userId: string): Promise<void> {
-  const identities = await db.account.findMany({ where: { userId, provider: 'authjs' }, select: { providerAccountId: true } });
-  if (identities.length === 0) return;
-  await db.authjsSession.deleteMany({ where: { userId: { in: identities.map((identity) => identity.providerAccountId) } } });
+  const ids = await authjsUserIds(db, userId);
+  if (ids.length === 0) return;
+  await db.authjsSession.deleteMany({ where: { userId: { in: ids } } });
+}
+
+/**
+ * Logging out ends the Auth.js sessions of the user that were exchanged, so the browser that
+ * signed in through Auth.js cannot exchange its session again and be signed back in. The app's
+ * tokens do not record which sign-in they came from, so this ends every exchanged Auth.js session
+ * of the user, whichever of the user's tokens logs out; an Auth.js session not yet exchanged stays.
+ */
+export async function endExchangedAuthjsSessions(db: Db, userId: string): Promise<void> {
+  const ids = await authjsUserIds(db, userId);
+  if (ids.length === 0) return;
+  await db.authjsSession.deleteMany({ where: { userId: { in: ids }, exchangedAt: { not: null } } });
 }

@@ -5,7 +5,7 @@ import { invalidToken } from '../../../http/app-error.js';
 import { allowFormBody } from '../../../http/json-body.js';
 import { serviceNotConfigured, signInWithService, type HostedService } from '../hosted/hosted-sign-in.js';
 import { AUTHJS_PATH, authjsOptions } from './authjs-options.js';
-import { profileOf, sessionUser } from './authjs-session.js';
+import { browserSession, markExchanged, profileOf } from './authjs-session.js';
 
 export const authjs: HostedService = { id: 'authjs', name: 'Auth.js' };
 
@@ -75,9 +75,11 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
   }
 
   router.post(`${AUTHJS_PATH}/exchange`, ctx.rateLimit('authjs-exchange'), async (req, res) => {
-    const user = await sessionUser(ctx, req);
-    if (!user) throw invalidToken('No Auth.js session: sign in with Auth.js first.');
-    res.json(await signInWithService(ctx, authjs, profileOf(user)));
+    const session = await browserSession(ctx, req);
+    if (!session) throw invalidToken('No Auth.js session: sign in with Auth.js first.');
+    // Marked before any token is issued, so a logout right after it always finds the session.
+    await markExchanged(ctx, session);
+    res.json(await signInWithService(ctx, authjs, profileOf(session.user)));
   });
 
   const options = authjsOptions(ctx, secret);

@@ -5,6 +5,7 @@ import type { HostedProfile } from './hosted-sign-in.js';
 import { ServiceUnavailable, TokenRefused } from './service-errors.js';
 import { getServiceJson } from './service-http.js';
 import { createTokenExchangeRoutes, type TokenService } from './token-exchange.js';
+import { checkTokenTimes } from './token-times.js';
 
 interface ClerkSettings {
   secretKey: string;
@@ -38,11 +39,14 @@ function settingsOf(config: Config): ClerkSettings | undefined {
   return { secretKey: config.CLERK_SECRET_KEY, jwtKey: config.CLERK_JWT_KEY, issuer, authorizedParties, apiUrl: config.CLERK_API_URL.replace(/\/+$/, '') };
 }
 
+/** Clerk's session tokens live 60 seconds; one that lives longer than an hour was not minted by Clerk's front end. */
+const MAX_SESSION_TOKEN_LIFETIME_SECONDS = 60 * 60;
+
 /**
  * A Clerk session token, verified offline with CLERK_JWT_KEY: RS256/384/512 only, signature,
  * `exp`/`nbf`/`iat`, and `azp` in CLERK_AUTHORIZED_PARTIES (a token without `azp` is refused).
- * verifyToken does not compare `iss` unless asked, so the exact check against CLERK_ISSUER is
- * ours; a session still pending (`sts: "pending"`) is not signed in yet.
+ * verifyToken does not compare `iss` unless asked, nor bound the lifetime (exp - iat), so both
+ * checks are ours; a session still pending (`sts: "pending"`) is not signed in yet.
  */
 async function verifySessionToken(token: string, settings: ClerkSettings): Promise<string> {
   // Clerk's SDK is loaded on the first exchange, so apps that never see one start without it.
@@ -54,6 +58,7 @@ async function verifySessionToken(token: string, settings: ClerkSettings): Promi
     throw new TokenRefused(`clerk ${(error as { reason?: string }).reason ?? 'token refused'}`);
   }
   if (claims.iss !== settings.issuer) throw new TokenRefused('clerk iss is not CLERK_ISSUER');
+  checkTokenTimes('clerk', claims, MAX_SESSION_TOKEN_LIFETIME_SECONDS);
   if (claims.sts === 'pending') throw new TokenRefused('clerk session is pending');
   return claims.sub as string;
 }

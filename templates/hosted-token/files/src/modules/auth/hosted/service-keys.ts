@@ -1,6 +1,7 @@
 import type { JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import { ServiceUnavailable, TokenRefused } from './service-errors.js';
 import { callService } from './service-http.js';
+import { checkTokenTimes } from './token-times.js';
 
 const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
 
@@ -34,13 +35,15 @@ const TOKEN_FAULT = /^ERR_(JWT_|JWS_|JOSE_ALG_NOT_ALLOWED$|JOSE_NOT_SUPPORTED$|J
 
 /**
  * jwtVerify with the service's pinned algorithms, issuer and audience, and its failures sorted:
- * the token's fault is TokenRefused (401), the key endpoint's is ServiceUnavailable (503).
+ * the token's fault is TokenRefused (401), the key endpoint's is ServiceUnavailable (503). jose
+ * checks `iat` only against a maximum age, which these services do not fix, so a token issued in
+ * the future is refused by checkTokenTimes.
  */
 export async function verifyServiceToken(service: string, token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<JWTPayload> {
   const { jwtVerify } = await import('jose');
+  let verified: JWTPayload;
   try {
-    const { payload } = await jwtVerify(token, keys, { clockTolerance: 5, requiredClaims: ['sub', 'exp'], ...options });
-    return payload;
+    ({ payload: verified } = await jwtVerify(token, keys, { clockTolerance: 5, requiredClaims: ['sub', 'exp'], ...options }));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('ERR_')) throw error;
@@ -48,4 +51,6 @@ export async function verifyServiceToken(service: string, token: string, keys: J
     // The key set could not be fetched or read (ERR_JWKS_INVALID, ERR_JWKS_TIMEOUT, ERR_JOSE_GENERIC).
     throw new ServiceUnavailable(`${service} keys could not be used (${code})`);
   }
+  checkTokenTimes(service, verified);
+  return verified;
 }

@@ -4,7 +4,7 @@ import { AppError, forbidden, invalidToken } from '../../../http/app-error.js';
 import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
 import { revokeAllTokens } from '../revocation.js';
-import { assertNotLocked, countWrongCode } from './code-lock.js';
+import { assertNotLocked, countingWrongCodes } from './code-lock.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
 import { replaceRecoveryCodes, useRecoveryCode } from './recovery-codes.js';
 import { removeTwoFactor } from './remove-two-factor.js';
@@ -98,19 +98,21 @@ export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: 
   if (!challenge) throw expiredChallenge();
   const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId }, include: { twoFactorSecret: true } });
   if (!user?.twoFactorEnabled || !user.twoFactorSecret?.enabledAt) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
-  try {
-    await acceptSecondFactor(ctx, user.twoFactorSecret, input);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'INVALID_CODE') await countWrongCode(ctx, user);
-    throw error;
-  }
+  const secret = user.twoFactorSecret;
+  await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
   if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
   return finishLogin(ctx, user, pendingStepOf(challenge));
 }
 
-/** Turns two-factor authentication off and revokes every token of the user, the current one included. */
+/**
+ * Turns two-factor authentication off and revokes every token of the user, the current one
+ * included. Its code counts against the account's lock like a sign-in's: a stolen session cannot
+ * guess codes here instead.
+ */
 export async function disable(ctx: AppContext, user: User, factor: SecondFactor): Promise<{ user: PublicUser }> {
-  await acceptSecondFactor(ctx, await enabledSecret(ctx, user), factor);
+  const secret = await enabledSecret(ctx, user);
+  await assertNotLocked(ctx, user.id);
+  await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, factor));
   const updated = await ctx.prisma.$transaction(async (tx) => {
     await removeTwoFactor(tx, user.id);
     await revokeAllTokens(tx, user);
@@ -119,8 +121,10 @@ export async function disable(ctx: AppContext, user: User, factor: SecondFactor)
   return { user: toPublicUser(updated) };
 }
 
-/** Ten new recovery codes; the old ones stop working. */
+/** Ten new recovery codes; the old ones stop working. Its code counts against the account's lock too. */
 export async function regenerateRecoveryCodes(ctx: AppContext, user: User, code: string): Promise<{ recoveryCodes: string[] }> {
-  await acceptTotpCode(ctx, await enabledSecret(ctx, user), code);
+  const secret = await enabledSecret(ctx, user);
+  await assertNotLocked(ctx, user.id);
+  await countingWrongCodes(ctx, user, () => acceptTotpCode(ctx, secret, code));
   return { recoveryCodes: await replaceRecoveryCodes(ctx, user.id) };
 }
