@@ -24,7 +24,12 @@ export function linkLeadingOutside(root: string, relative: string): OutsideLink 
   let current = root;
   for (const segment of relative.split('/')) {
     const next = path.join(current, segment);
-    const stat = lstatSync(next, { throwIfNoEntry: false });
+    let stat;
+    try {
+      stat = lstatSync(next, { throwIfNoEntry: false });
+    } catch {
+      return undefined; // a file where a folder should be: the write itself fails and says so
+    }
     if (!stat) return undefined;
     if (stat.isSymbolicLink()) {
       let real: string;
