@@ -1,10 +1,12 @@
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { mergeChoices, overlayChoices, readConfigFile, type Choices } from '../core/choices.js';
 import { UsageError } from '../core/errors.js';
 import { generateProject, type GeneratedProject } from '../core/generate-project.js';
 import { flaggedModules, type ModuleRegistry } from '../core/registry.js';
 import { CURRENT_RELEASE } from '../core/releases.js';
-import { checkTarget, writeTree } from '../core/write-tree.js';
+import { refuseLinksOutside } from '../core/links.js';
+import { checkTarget, isEmptyDirectory, writeTree } from '../core/write-tree.js';
 import { choicesFromFlags, type GenerateFlags } from './flags.js';
 import { askForChoices } from './prompts.js';
 import type { Reporter } from './reporter.js';
@@ -76,6 +78,8 @@ export async function runGenerate(
   if (!flags.dryRun) checkTarget(directory, Boolean(flags.force));
 
   const project = generateProject({ projectName, directory, choices, registry, envOverrides: envOverrides(choices) });
+  // --force writes into the folder in place; a dry run refuses what the real run would.
+  if (existsSync(directory) && statSync(directory).isDirectory() && !isEmptyDirectory(directory)) refuseLinksOutside(directory, project.tree.paths(), 'create-gatekit');
 
   if (flags.dryRun) {
     if (flags.json) {

@@ -36,8 +36,13 @@ export async function installAndMigrate(
   });
 }
 
+/**
+ * Runs git in the new project. The project's .git is the one `git init` makes here (a pack cannot
+ * bring one: loading it refuses anything under .git/); fsmonitor stays off all the same, so no
+ * configuration can make `git add` run a command.
+ */
 function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv) {
-  return spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
+  return spawnSync('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
 }
 
 /** git init and a first commit; a missing git or identity is a warning, never a failure. */

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, rmdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { StepError } from './errors.js';
+import { refuseLinksOutside } from './links.js';
 
 /** Files that a later step (the package manager's install) rewrites, kept so a rollback restores them too. */
-const LOCKFILES = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb'];
+export const LOCKFILES = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb'];
 
 export interface AppliedChanges {
   /** Puts every file back as it was before, removes the files and folders that were created. */
@@ -13,9 +14,11 @@ export interface AppliedChanges {
 /**
  * Writes files into an existing app so that a failure leaves it as it was: each file's previous
  * content (or absence) is kept first, each file is written to a temporary sibling and renamed over,
- * and any error restores everything already written.
+ * and any error restores everything already written. Nothing is written through a symbolic link
+ * that leads outside the app (planAdd refuses it first; this is the guard at the write).
  */
 export function applyChanges(appDir: string, writes: [string, string][]): AppliedChanges {
+  refuseLinksOutside(appDir, [...writes.map(([file]) => file), ...LOCKFILES], 'create-gatekit add');
   const saved = new Map<string, Buffer | undefined>();
   const createdDirs: string[] = [];
   for (const file of [...writes.map(([file]) => file), ...LOCKFILES]) {

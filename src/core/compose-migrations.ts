@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ManifestError } from './errors.js';
 import type { Database, LoadedModule } from './manifest.js';
 
 export const MIGRATIONS_DIR = 'prisma/migrations';
@@ -14,7 +15,7 @@ export function moduleMigrationSql(module: LoadedModule, db: Database): string |
   if (!module.manifest.migrations) return undefined;
   const file = path.join(module.dir, module.manifest.migrations, `${db}.sql`);
   if (!existsSync(file)) {
-    throw new Error(`Module '${module.manifest.id}' has no ${db} migration (${file}).`);
+    throw new ManifestError(`Module '${module.manifest.id}' has no ${db} migration (${file}).`);
   }
   return readFileSync(file, 'utf8');
 }

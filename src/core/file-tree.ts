@@ -1,14 +1,23 @@
+import { ManifestError } from './errors.js';
+import { pathProblem } from './pack-files.js';
+
 /** The generated project, in memory: relative POSIX path -> file content. Written to disk once, at the end. */
 export class FileTree {
   private readonly files = new Map<string, string>();
 
   constructor(private readonly owners = new Map<string, string>()) {}
 
-  /** Adds a file; two modules writing the same path is a template bug, reported with both owners. */
+  /**
+   * Adds a file. Every path stays inside the project and out of .git/ (loading a pack already
+   * refuses anything else; this is the last guard before a write). Two modules writing the same
+   * path is a template bug, reported with both owners.
+   */
   add(path: string, content: string, owner: string): void {
+    const problem = pathProblem(path);
+    if (problem) throw new ManifestError(`Module '${owner}' would write '${path}', which ${problem}: a module writes only inside the project, never into .git/.`);
     const existing = this.owners.get(path);
     if (existing !== undefined) {
-      throw new Error(`Both '${existing}' and '${owner}' write ${path}.`);
+      throw new ManifestError(`Both '${existing}' and '${owner}' write ${path}: two modules may not write the same file; rename the file in one of them.`);
     }
     this.owners.set(path, owner);
     this.files.set(path, content);

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ManifestError } from './errors.js';
+import { checkModuleFolder, pathProblem } from './pack-files.js';
 import { isTag } from './releases.js';
 
 export const DATABASES = ['sqlite', 'postgresql', 'mysql'] as const;
@@ -59,8 +60,18 @@ const flagSchema = z.object({
   prompt: z.string().min(1),
 });
 
+/** A file or folder of the module, relative to the module folder, which it never leaves. */
+const modulePathSchema = z.string().refine((value) => pathProblem(value) === undefined, {
+  error: (issue) =>
+    `'${String(issue.input)}' ${pathProblem(String(issue.input))}. Valid values: a path inside the module folder, relative, with '/' between folders and no '..' (e.g. 'schema.prisma', 'files')`,
+});
+
 const importRefSchema = z.object({
-  import: z.string().startsWith('./'),
+  /** Relative to the generated app's src/: a file of the module's own, never above src/. */
+  import: z
+    .string()
+    .startsWith('./')
+    .refine((value) => pathProblem(value) === undefined, "an import is './' and a path under src/, with no '..' (e.g. './modules/acme/acme.routes.js')"),
   name: z.string().regex(/^[A-Za-z_$][\w$]*$/),
 });
 
@@ -91,13 +102,13 @@ export const manifestSchema = z.object({
   scripts: z.record(z.string(), z.string()).default({}),
   env: z.array(envVarSchema).default([]),
   /** Prisma schema fragment (models of this module), relative to the module folder. */
-  schema: z.string().optional(),
+  schema: modulePathSchema.optional(),
   /** Back-relation fields this module's models need on User, e.g. "passwordCredential PasswordCredential?". */
   userRelations: z.array(z.string()).default([]),
   /** Folder with one <database>.sql migration per supported database. */
-  migrations: z.string().optional(),
-  openapi: z.string().optional(),
-  readme: z.string().optional(),
+  migrations: modulePathSchema.optional(),
+  openapi: modulePathSchema.optional(),
+  readme: modulePathSchema.optional(),
   /** Route factories mounted by createApp, in order: (ctx) => Router. */
   routers: z.array(routerRefSchema).default([]),
   /** A building block other modules require (the OAuth machinery): never chosen or listed on its own. */
@@ -122,9 +133,9 @@ export const manifestSchema = z.object({
     })
     .default({ methods: [], oauth: [], hosted: [] }),
   /** Templates rendered into the project. files/ always, files.<database>/ only for that database. */
-  files: z.string().default('files'),
+  files: modulePathSchema.default('files'),
   /** Folders rendered only when another module is chosen too, by that module's id (a page per feature). */
-  filesWith: z.record(z.string(), z.string()).default({}),
+  filesWith: z.record(z.string(), modulePathSchema).default({}),
   nextSteps: z.array(z.string()).default([]),
 });
 
@@ -147,9 +158,21 @@ function formatIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
 }
 
-/** Reads and validates one module folder. Every referenced file must exist. */
-export function loadModule(dir: string, source: string): LoadedModule {
+/**
+ * Reads and validates one module folder. The folder holds only plain files and folders (no
+ * symbolic link, nothing git would read), every path the manifest names stays inside it, and
+ * every referenced file exists.
+ */
+export function loadModule(dir: string, source: string, options: { builtIn?: boolean } = {}): LoadedModule {
   const file = path.join(dir, MANIFEST_FILE);
+  // The built-in modules ship inside create-gatekit (a unit test checks their folders the same
+  // way); walking them at every start would only slow it down.
+  if (!options.builtIn) {
+    if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new ManifestError(`Invalid pack: ${dir} is a symbolic link. A pack may not hold symbolic links: put the module folder itself in the pack.`);
+    }
+    checkModuleFolder(dir);
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));

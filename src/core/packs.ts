@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ManifestError, UsageError } from './errors.js';
+import { isInside } from './links.js';
+import { pathProblem } from './pack-files.js';
 
 /** How gatekit.json records a pack, so `add` and the reproducing command find it again. */
 export interface PackRef {
@@ -65,9 +67,22 @@ function packAt(dir: string, spec: string, requireField: boolean): ResolvedPack 
       `Invalid pack ${file}: field "gatekit" is ${JSON.stringify(pkg.gatekit)}. Valid values: true, or { "modules": "<folder of module folders>" }.`,
     );
   }
-  const modulesDir = field.data === true || !field.data.modules ? dir : path.join(dir, field.data.modules);
-  if (!existsSync(modulesDir)) {
-    throw new ManifestError(`Invalid pack ${file}: field "gatekit.modules" names '${(field.data as { modules: string }).modules}', which does not exist.`);
+  const modules = field.data === true ? undefined : field.data.modules;
+  const problem = modules === undefined ? undefined : pathProblem(modules);
+  if (problem) {
+    throw new ManifestError(
+      `Invalid pack ${file}: field "gatekit.modules" '${modules}' ${problem}. Valid values: true, or { "modules": "<folder of module folders inside the package>" }.`,
+    );
+  }
+  const modulesDir = modules === undefined ? dir : path.join(dir, modules);
+  if (modules !== undefined) {
+    // The package folder itself may be a link (pnpm installs packages as links); a folder inside it may not.
+    const stat = lstatSync(modulesDir, { throwIfNoEntry: false });
+    const linked = stat?.isSymbolicLink() || (stat && !isInside(realpathSync(dir), realpathSync(modulesDir)));
+    if (!stat?.isDirectory() || linked) {
+      const what = !stat ? 'which does not exist' : linked ? 'which is (or goes through) a symbolic link: a pack may not hold symbolic links' : 'which is not a folder';
+      throw new ManifestError(`Invalid pack ${file}: field "gatekit.modules" names '${modules}', ${what}.`);
+    }
   }
   const ref: PackRef = { spec, ...(pkg.name ? { name: pkg.name } : {}), ...(pkg.version ? { version: pkg.version } : {}) };
   return { ref: requireField ? ref : { ...ref, path: dir }, modulesDir };

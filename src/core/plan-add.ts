@@ -4,11 +4,13 @@ import { choicesOf, projectNameOf, readAppMetadata, type AppMetadata } from './a
 import type { Choices } from './choices.js';
 import { appendMissingEnv } from './merge-env.js';
 import { addMigration } from './add-migration.js';
+import { LOCKFILES } from './apply-changes.js';
 import { UsageError } from './errors.js';
 import { generateProject, oauthNextStep, type GeneratedProject } from './generate-project.js';
 import { contentHash, isTracked } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
 import { mergePackageJson } from './merge-package-json.js';
+import { refuseLinksOutside } from './links.js';
 import type { ModuleRegistry } from './registry.js';
 import { isAvailableAt } from './releases.js';
 import { supportsDatabase } from './resolve-selection.js';
@@ -171,6 +173,9 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const projectName = projectNameOf(metadata);
   const render = (selection: Choices): GeneratedProject => generateProject({ projectName, directory: appDir, choices: selection, registry, now });
   const old = render(before);
+  const next = render(choices);
+  // Before reading the user's files, the files the add changes: a link out of the app comes first.
+  refuseLinksOutside(appDir, next.tree.paths().filter((file) => next.tree.get(file) !== old.tree.get(file)), 'create-gatekit add');
   const stale = filesChangedSinceGeneration(appDir, metadata, old);
   if (stale.length > 0) {
     const made = metadata.generator.version;
@@ -180,7 +185,6 @@ export function planAdd(input: PlanAddInput): AddPlan {
         `Adding modules with this version would mix the two. Add them with the version that made the app: npx create-gatekit@${made} add ${input.ids.join(' ')}. Nothing was written.`,
     );
   }
-  const next = render(choices);
   const oldIds = new Set(old.modules.map((module) => module.manifest.id));
   const added = next.modules.filter((module) => !oldIds.has(module.manifest.id));
 
@@ -204,6 +208,8 @@ export function planAdd(input: PlanAddInput): AddPlan {
   if (migration) changes.push({ file: migration.file, kind: 'added', content: migration.sql });
 
   changes.push({ file: 'gatekit.json', kind: 'rewritten', content: next.tree.get('gatekit.json')! });
+  // Refused while planning, so --dry-run refuses exactly what the real run would.
+  refuseLinksOutside(appDir, [...changes.map((change) => change.proposalFile ?? change.file), ...LOCKFILES], 'create-gatekit add');
   const nextSteps = added.flatMap(({ manifest }) => [...manifest.nextSteps, ...manifest.providers.oauth.map(oauthNextStep)]);
   return {
     appDir,

@@ -1,10 +1,9 @@
-import { readdirSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManifestError } from './errors.js';
 import { loadModule, MANIFEST_FILE, type LoadedModule } from './manifest.js';
 import type { PackRef, ResolvedPack } from './packs.js';
-
 
 function findTemplatesDir(): string {
   // src/core/registry.ts -> ../../templates ; dist/cli.js -> ../templates
@@ -21,11 +20,25 @@ export interface ModuleRegistry {
   packs: PackRef[];
 }
 
-/** Loads every module folder (one with a gatekit.module.json) directly under a pack directory. */
-export function loadPackModules(packDir: string, source: string): LoadedModule[] {
-  return readdirSync(packDir, { withFileTypes: true })
+/**
+ * Loads every module folder (one with a gatekit.module.json) directly under a pack directory. A
+ * symbolic link there is refused: it could make any folder on the machine a module of the pack.
+ */
+export function loadPackModules(packDir: string, source: string, options: { builtIn?: boolean } = {}): LoadedModule[] {
+  let entries;
+  try {
+    entries = readdirSync(packDir, { withFileTypes: true });
+  } catch (error) {
+    throw new ManifestError(`Cannot read the pack folder ${packDir}: ${(error as Error).message}`);
+  }
+  const link = entries.find((entry) => entry.isSymbolicLink());
+  if (link) {
+    const file = path.join(packDir, link.name);
+    throw new ManifestError(`Invalid pack: ${file} is a symbolic link (to ${readlinkSync(file)}). A pack may not hold symbolic links: put the folder or file itself in the pack.`);
+  }
+  return entries
     .filter((entry) => entry.isDirectory() && existsSync(path.join(packDir, entry.name, MANIFEST_FILE)))
-    .map((entry) => loadModule(path.join(packDir, entry.name), source));
+    .map((entry) => loadModule(path.join(packDir, entry.name), source, options));
 }
 
 /** Loads a resolved pack's modules; a pack without any module folder is an error. */
@@ -68,7 +81,7 @@ let builtin: LoadedModule[] | undefined;
 
 /** The modules Gatekit ships, written in the same pack format teams use. */
 export function loadBuiltinModules(): LoadedModule[] {
-  builtin ??= loadPackModules(findTemplatesDir(), 'built-in');
+  builtin ??= loadPackModules(findTemplatesDir(), 'built-in', { builtIn: true });
   return builtin;
 }
 

@@ -1,25 +1,42 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ManifestError } from './errors.js';
 import type { FileTree } from './file-tree.js';
 import { renderTemplate } from './handlebars.js';
 import type { LoadedModule } from './manifest.js';
+import { outputFileName } from './pack-files.js';
 import type { RenderContext } from './render-context.js';
 
-/** npm drops dotfiles such as .gitignore from published packages, so templates store them as _name. */
-const DOTFILE_PREFIX = '_';
-
+/** Every plain file under a module folder (loading the module refused links and anything else). */
 function listFiles(root: string, relative = ''): string[] {
   return readdirSync(path.join(root, relative), { withFileTypes: true }).flatMap((entry) => {
     const child = relative ? `${relative}/${entry.name}` : entry.name;
-    return entry.isDirectory() ? listFiles(root, child) : [child];
+    if (entry.isDirectory()) return listFiles(root, child);
+    if (!entry.isFile()) throw new ManifestError(`Invalid pack: ${path.join(root, child)} is not a plain file. A pack holds only files and folders.`);
+    return [child];
   });
 }
 
 function outputPath(templatePath: string): string {
-  const parts = templatePath.replace(/\.hbs$/, '').split('/');
-  const name = parts.pop()!;
-  parts.push(name.startsWith(DOTFILE_PREFIX) ? `.${name.slice(DOTFILE_PREFIX.length)}` : name);
+  const parts = templatePath.split('/');
+  parts.push(outputFileName(parts.pop()!));
   return parts.join('/');
+}
+
+/** Reads and renders one file of a module; a template that does not compile names its file. */
+function render(file: string, context: object, template: boolean): string {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ManifestError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (!template) return source;
+  try {
+    return renderTemplate(source, context, file);
+  } catch (error) {
+    throw new ManifestError(`Invalid template ${file}: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -34,16 +51,12 @@ export function renderModule(module: LoadedModule, context: RenderContext, tree:
     const root = path.join(module.dir, folder);
     if (!existsSync(root)) continue;
     for (const file of listFiles(root)) {
-      const source = readFileSync(path.join(root, file), 'utf8');
-      const content = file.endsWith('.hbs') ? renderTemplate(source, context, path.join(root, file)) : source;
-      tree.add(outputPath(file), content, module.manifest.id);
+      tree.add(outputPath(file), render(path.join(root, file), context, file.endsWith('.hbs')), module.manifest.id);
     }
   }
 }
 
 /** Reads and renders one template file of a module (schema fragment, README section); `raw` reads it as it is. */
 export function renderModuleFile(module: LoadedModule, relative: string, context: object, raw = false): string {
-  const file = path.join(module.dir, relative);
-  const source = readFileSync(file, 'utf8');
-  return raw ? source : renderTemplate(source, context, file);
+  return render(path.join(module.dir, relative), context, !raw);
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync }
 import path from 'node:path';
 import { StepError, UsageError } from './errors.js';
 import type { FileTree } from './file-tree.js';
+import { refuseLinksOutside } from './links.js';
 
 export function isEmptyDirectory(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
@@ -32,11 +33,13 @@ function writeFiles(root: string, tree: FileTree): void {
 /**
  * Writes the tree. A new or empty target is written into a temporary sibling first and renamed
  * into place, so a failure never leaves a half-written project. With --force into a non-empty
- * folder, files are written in place and a failure says which folder may be incomplete.
+ * folder, files are written in place (never through a symbolic link that leads out of it) and a
+ * failure says which folder may be incomplete.
  */
 export function writeTree(dir: string, tree: FileTree): void {
   const target = path.resolve(dir);
   if (!isEmptyDirectory(target)) {
+    refuseLinksOutside(target, tree.paths(), 'create-gatekit');
     try {
       writeFiles(target, tree);
     } catch (error) {

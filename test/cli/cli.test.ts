@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -339,5 +339,219 @@ describe('generate with packs', () => {
     const result = runCli([target('bad-pack-id'), '--yes', '--no-install', '--oauth', 'keycloack', '--pack', path.join(ROOT, 'examples/packs/keycloak')]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("Did you mean 'keycloak'?");
+  });
+});
+
+describe('template packs are data: nothing in a pack runs, and nothing outside it is read (issue 22, finding 8)', () => {
+  const attack = mkdtempSync(path.join(tmpdir(), 'gatekit-pack-attack-'));
+  const noStackTrace = (stderr: string) => expect(stderr).not.toMatch(/^\s+at /m);
+  const module = { id: 'evil', name: 'Evil', category: 'module', tag: '3.0', description: 'a hostile pack' };
+  /** A pack folder with one module `evil`: its manifest and files (relative path -> content). */
+  const pack = (name: string, files: Record<string, string> = {}, manifest: object = {}) => {
+    const dir = path.join(attack, name);
+    mkdirSync(path.join(dir, 'evil'), { recursive: true });
+    writeFileSync(path.join(dir, 'evil', 'gatekit.module.json'), JSON.stringify({ ...module, ...manifest }));
+    for (const [file, content] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, 'evil', file)), { recursive: true });
+      writeFileSync(path.join(dir, 'evil', file), content);
+    }
+    return dir;
+  };
+  const generate = (name: string, packDir: string, extra: string[] = []) =>
+    runCli([path.join(attack, name), '--yes', '--no-install', '--auth', 'jwt', '--no-orgs', '--no-pages', '--modules', 'evil', '--pack', packDir, ...extra]);
+  const secret = path.join(attack, 'secret.txt');
+  writeFileSync(secret, 'TOP-SECRET-VALUE');
+  const app = (name: string) => {
+    const dir = path.join(attack, name);
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--auth', 'jwt', '--no-orgs', '--no-pages']);
+    expect(result.status, result.stderr).toBe(0);
+    return dir;
+  };
+  /** Every file and link under `dir`, with its content (links as their target), to prove nothing changed. */
+  const contents = (dir: string) =>
+    Object.fromEntries(
+      readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => {
+        const full = path.join(dir, file);
+        const stat = lstatSync(full);
+        return [file, stat.isSymbolicLink() ? `-> ${readlinkSync(full)}` : stat.isDirectory() ? 'dir' : readFileSync(full, 'utf8')];
+      }),
+    );
+
+  // Before: the CLI's own `git add -A` ran the pack's core.fsmonitor command, even with --no-install; exit 0.
+  it('a pack with files/.git (a core.fsmonitor command, a hook) is refused before anything is written or run', () => {
+    const marker = path.join(attack, 'fsmonitor-ran');
+    const command = `touch ${marker}; false`;
+    const dir = pack('git-config', {
+      'files/.git/config': `[core]\n\tfsmonitor = "${command}"\n`,
+      'files/.git/hooks/pre-commit': `#!/bin/sh\ntouch ${marker}\n`,
+      'files/src/evil.ts': 'export {};\n',
+    });
+    const result = generate('git-config-app', dir);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${path.join(dir, 'evil/files/.git')} is a .git folder`);
+    noStackTrace(result.stderr);
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(path.join(attack, 'git-config-app'))).toBe(false);
+
+    // A template named _git becomes .git in the project (a "gitdir:" file pointing git anywhere).
+    const dotfile = pack('git-dotfile', { 'files/_git': `gitdir: ${attack}\n` });
+    const again = generate('git-dotfile-app', dotfile);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain(`${path.join(dotfile, 'evil/files/_git')} would be .git in the project`);
+    expect(existsSync(path.join(attack, 'git-dotfile-app'))).toBe(false);
+
+    // add would have written the pack's .git/config over the app's own.
+    const target = app('git-config-add');
+    const before = contents(target);
+    const add = runCli(['add', 'evil', '--cwd', target, '--no-install', '--pack', dir]);
+    expect(add.status).toBe(2);
+    expect(add.stderr).toContain('is a .git folder');
+    noStackTrace(add.stderr);
+    expect(contents(target)).toEqual(before);
+    expect(existsSync(marker)).toBe(false);
+  }, 60_000);
+
+  // Before: exit 0, and the secret file was copied into the new project (as its README section, or its files).
+  it("a manifest path with '..' or an absolute path is refused, naming the file, the field and the valid values; nothing is copied", () => {
+    const cases: [string, object, string][] = [
+      ['dotdot-readme', { readme: '../../secret.txt' }, "readme: '../../secret.txt' leaves the folder with '..'"],
+      ['dotdot-files', { files: '../..' }, "files: '../..' leaves the folder with '..'"],
+      ['absolute-schema', { schema: secret }, `schema: '${secret}' is absolute`],
+      ['absolute-with', { filesWith: { jwt: attack } }, `filesWith.jwt: '${attack}' is absolute`],
+    ];
+    for (const [name, manifest, message] of cases) {
+      const dir = pack(name, {}, manifest);
+      const result = generate(`${name}-app`, dir);
+      expect(result.status, name).toBe(2);
+      expect(result.stderr).toContain(`Invalid module manifest ${path.join(dir, 'evil/gatekit.module.json')}: ${message}`);
+      expect(result.stderr).toContain("Valid values: a path inside the module folder, relative, with '/' between folders and no '..'");
+      noStackTrace(result.stderr);
+      expect(existsSync(path.join(attack, `${name}-app`))).toBe(false);
+      expect(result.stdout + result.stderr).not.toContain('TOP-SECRET-VALUE');
+    }
+    // A package's "gatekit.modules" folder stays inside the package too.
+    const outer = path.join(attack, 'outer-modules');
+    mkdirSync(outer);
+    writeFileSync(path.join(outer, 'package.json'), JSON.stringify({ name: 'outer', version: '1.0.0', gatekit: { modules: '../dotdot-readme' } }));
+    const result = runCli([path.join(attack, 'outer-app'), '--yes', '--no-install', '--pack', outer]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`Invalid pack ${path.join(outer, 'package.json')}: field "gatekit.modules" '../dotdot-readme' leaves the folder with '..'. Valid values: true`);
+    noStackTrace(result.stderr);
+  }, 120_000);
+
+  // Before: exit 0; the link's target (any file or folder on the machine) was copied into the project.
+  it('a pack holding a symbolic link (to a file, to a folder, as a module folder) is refused', () => {
+    const fileLink = pack('link-file', { 'files/src/ok.ts': 'export {};\n' });
+    symlinkSync(secret, path.join(fileLink, 'evil/files/secret.txt'));
+    const folderLink = pack('link-folder');
+    mkdirSync(path.join(folderLink, 'evil/files'));
+    symlinkSync(path.join(attack, 'link-file'), path.join(folderLink, 'evil/files/elsewhere'));
+    const moduleLink = path.join(attack, 'link-module');
+    mkdirSync(moduleLink);
+    symlinkSync(path.join(fileLink, 'evil'), path.join(moduleLink, 'evil'));
+    const cases: [string, string][] = [
+      [fileLink, path.join(fileLink, 'evil/files/secret.txt')],
+      [folderLink, path.join(folderLink, 'evil/files/elsewhere')],
+      [moduleLink, path.join(moduleLink, 'evil')],
+    ];
+    for (const [dir, link] of cases) {
+      const result = generate(`${path.basename(dir)}-app`, dir);
+      expect(result.status, dir).toBe(2);
+      expect(result.stderr).toContain(`Invalid pack: ${link} is a symbolic link (to `);
+      expect(result.stderr).toContain('A pack may not hold symbolic links');
+      noStackTrace(result.stderr);
+      expect(existsSync(path.join(attack, `${path.basename(dir)}-app`))).toBe(false);
+    }
+  }, 60_000);
+
+  it('pack check reports each of these: exit 2 naming the file, no stack trace', () => {
+    const cases: [string, string][] = [
+      [pack('check-git', { 'files/.git/config': '[core]\n\tfsmonitor = "false"\n' }), '.git is a .git folder'],
+      [pack('check-dotdot', {}, { openapi: '../secret.txt' }), "openapi: '../secret.txt' leaves the folder with '..'"],
+      [path.join(attack, 'link-file'), 'secret.txt is a symbolic link'],
+    ];
+    for (const [dir, message] of cases) {
+      const result = runCli(['pack', 'check', dir, '--no-typecheck']);
+      expect(result.status, dir).toBe(2);
+      expect(result.stderr).toContain(dir);
+      expect(result.stderr).toContain(message);
+      noStackTrace(result.stderr);
+    }
+  }, 120_000);
+
+  // Before: "unexpected failure" with a stack trace, exit 1.
+  it('other pack mistakes exit 2 naming the file, never with a stack trace', () => {
+    const template = pack('bad-template', { 'files/src/evil.ts.hbs': '{{#if db}}never closed\n' });
+    const twice = pack('twice', { 'files/src/app.ts': 'export {};\n' });
+    const notFolder = path.join(attack, 'modules-is-a-file');
+    mkdirSync(notFolder);
+    writeFileSync(path.join(notFolder, 'package.json'), JSON.stringify({ name: 'x', gatekit: { modules: 'package.json' } }));
+    const cases: [string, string][] = [
+      [template, `Invalid template ${path.join(template, 'evil/files/src/evil.ts.hbs')}: Parse error`],
+      [twice, "Both 'base' and 'evil' write src/app.ts"],
+      [notFolder, `Invalid pack ${path.join(notFolder, 'package.json')}: field "gatekit.modules" names 'package.json', which is not a folder`],
+    ];
+    for (const [dir, message] of cases) {
+      const result = generate(`${path.basename(dir)}-app`, dir);
+      expect(result.status, dir).toBe(2);
+      expect(result.stderr).toContain(message);
+      noStackTrace(result.stderr);
+      expect(existsSync(path.join(attack, `${path.basename(dir)}-app`))).toBe(false);
+    }
+  }, 60_000);
+
+  // Before: exit 0, and add wrote the new module's files (and rewrote others) in the folder outside the app.
+  it('add never writes through a symbolic link that leads outside the app: exit 2 naming the link, nothing written inside or outside', () => {
+    const target = app('linked-app');
+    const outside = path.join(attack, 'outside-modules');
+    cpSync(path.join(target, 'src/modules'), outside, { recursive: true });
+    rmSync(path.join(target, 'src/modules'), { recursive: true });
+    symlinkSync(outside, path.join(target, 'src/modules'));
+    const before = { app: contents(target), outside: contents(outside) };
+    for (const extra of [['--dry-run'], ['--no-install'], ['--no-install', '--json']]) {
+      const result = runCli(['add', 'totp', '--cwd', target, ...extra]);
+      expect(result.status, extra.join(' ')).toBe(2);
+      expect(result.stderr).toContain(`${path.join(target, 'src/modules')} is a symbolic link to ${outside}, which is outside ${target}.`);
+      expect(result.stderr).toContain('Nothing was written.');
+      noStackTrace(result.stderr);
+      expect({ app: contents(target), outside: contents(outside) }).toEqual(before);
+    }
+
+    // A link to a file outside (src/app.ts, which adding totp rewrites) is refused the same way.
+    const fileTarget = app('linked-file-app');
+    const outsideFile = path.join(attack, 'outside-app.ts');
+    cpSync(path.join(fileTarget, 'src/app.ts'), outsideFile);
+    rmSync(path.join(fileTarget, 'src/app.ts'));
+    symlinkSync(outsideFile, path.join(fileTarget, 'src/app.ts'));
+    const outsideBefore = readFileSync(outsideFile, 'utf8');
+    const fileResult = runCli(['add', 'totp', '--cwd', fileTarget, '--no-install']);
+    expect(fileResult.status).toBe(2);
+    expect(fileResult.stderr).toContain(`${path.join(fileTarget, 'src/app.ts')} is a symbolic link to ${outsideFile}`);
+    expect(readFileSync(outsideFile, 'utf8')).toBe(outsideBefore);
+    expect(lstatSync(path.join(fileTarget, 'src/app.ts')).isSymbolicLink()).toBe(true);
+  }, 120_000);
+
+  it('add follows a symbolic link that stays inside the app', () => {
+    const target = app('inner-link-app');
+    renameSync(path.join(target, 'src/modules'), path.join(target, 'modules-real'));
+    symlinkSync('../modules-real', path.join(target, 'src/modules'));
+    const result = runCli(['add', 'totp', '--cwd', target, '--no-install']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(lstatSync(path.join(target, 'src/modules')).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(target, 'modules-real/auth/two-factor'))).toBe(true);
+  }, 60_000);
+
+  it('generate --force does not write through a symbolic link that leads out of the folder either', () => {
+    const dir = path.join(attack, 'forced-linked');
+    const outside = path.join(attack, 'forced-outside');
+    mkdirSync(dir);
+    mkdirSync(outside);
+    symlinkSync(outside, path.join(dir, 'src'));
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--force']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${path.join(dir, 'src')} is a symbolic link to ${outside}`);
+    noStackTrace(result.stderr);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['src']);
   });
 });

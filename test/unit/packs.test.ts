@@ -1,9 +1,12 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManifestError, UsageError } from '../../src/core/errors.js';
+import { linkLeadingOutside, refuseLinksOutside } from '../../src/core/links.js';
 import { MANIFEST_FILE } from '../../src/core/manifest.js';
+import { checkModuleFolder, pathProblem } from '../../src/core/pack-files.js';
 import { resolvePack } from '../../src/core/packs.js';
 import { createRegistry, loadBuiltinModules, loadPack } from '../../src/core/registry.js';
 import { ROOT } from '../helpers/run-cli.js';
@@ -84,5 +87,77 @@ describe('loading packs', () => {
     const dir = packFolder('empty', {}, { name: 'empty', gatekit: true });
     cpSync(dir, `${dir}-copy`, { recursive: true });
     expect(() => load(`${dir}-copy`)).toThrow(/has no module folders: each module is a folder with a gatekit.module.json/);
+  });
+});
+
+describe('a pack is data: its folders and the paths its manifests name (issue 22, finding 8)', () => {
+  it('passes every built-in module folder through the same check packs get (skipped at start-up for speed)', () => {
+    const modules = loadBuiltinModules();
+    expect(modules.length).toBeGreaterThan(20);
+    for (const module of modules) expect(() => checkModuleFolder(module.dir), module.dir).not.toThrow();
+  });
+
+  it('keeps manifest paths inside the module folder and out of .git, in any spelling git would take', () => {
+    for (const inside of ['files', 'schema.prisma', 'migrations', 'with-jwt', 'files/.github', 'a/./b', '.gitignore']) {
+      expect(pathProblem(inside), inside).toBeUndefined();
+    }
+    const refused: [string, RegExp][] = [
+      ['../secret', /'\.\.'/],
+      ['files/../../secret', /'\.\.'/],
+      ['..', /'\.\.'/],
+      ['/etc/passwd', /absolute/],
+      ['C:\\Users\\me\\secret', /absolute/],
+      ['\\\\server\\share', /absolute/],
+      ['files\\..\\..\\secret', /'\\'/],
+      ['files/.git/config', /\.git/],
+      ['.GIT/config', /\.git/],
+      ['.git./config', /\.git/],
+      ['GIT~1/config', /\.git/],
+      ['', /empty/],
+    ];
+    for (const [value, problem] of refused) expect(pathProblem(value), value).toMatch(problem);
+  });
+
+  it('refuses a module folder holding a symbolic link, a .git folder, a template named _git, or a FIFO', () => {
+    const make = (name: string) => packFolder(name, { 'acme-sso': valid });
+    const linked = make('unit-link');
+    symlinkSync('/etc/passwd', path.join(linked, 'acme-sso', 'passwd'));
+    expect(() => load(linked)).toThrow(new RegExp(`${path.join(linked, 'acme-sso', 'passwd')} is a symbolic link \\(to /etc/passwd\\)`));
+    const git = make('unit-git');
+    mkdirSync(path.join(git, 'acme-sso', 'files', '.Git'), { recursive: true });
+    expect(() => load(git)).toThrow(/files\/\.Git is a \.git folder/);
+    const dotfile = make('unit-dotfile');
+    mkdirSync(path.join(dotfile, 'acme-sso', 'files'));
+    writeFileSync(path.join(dotfile, 'acme-sso', 'files', '_git.hbs'), 'gitdir: /tmp\n');
+    expect(() => load(dotfile)).toThrow(/_git\.hbs would be \.git in the project/);
+    const fifo = make('unit-fifo');
+    execFileSync('mkfifo', [path.join(fifo, 'acme-sso', 'pipe')]);
+    expect(() => load(fifo)).toThrow(/pipe is neither a file nor a folder/);
+    for (const dir of [linked, git, dotfile, fifo]) expect(() => load(dir)).toThrow(ManifestError);
+  });
+
+  it('loads a pack whose package folder is itself a link, as pnpm installs packages', () => {
+    const app = path.join(work, 'pnpm-app');
+    const store = packFolder('pnpm-store/gatekit-pack-sso', { 'acme-sso': valid }, { name: 'gatekit-pack-sso', version: '1.0.0', gatekit: true });
+    mkdirSync(path.join(app, 'node_modules'), { recursive: true });
+    symlinkSync(store, path.join(app, 'node_modules', 'gatekit-pack-sso'));
+    expect(load('gatekit-pack-sso', [app]).modules.has('acme-sso')).toBe(true);
+  });
+});
+
+describe('links out of the app', () => {
+  it('finds the first link on the way to a file that leads outside the app, or nowhere, and follows links that stay inside', () => {
+    const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'gatekit-links-')));
+    const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'gatekit-outside-')));
+    mkdirSync(path.join(root, 'real'));
+    symlinkSync(path.join(root, 'real'), path.join(root, 'inner'));
+    symlinkSync(outside, path.join(root, 'real', 'out'));
+    symlinkSync(path.join(root, 'missing'), path.join(root, 'dangling'));
+    expect(linkLeadingOutside(root, 'inner/new/file.ts')).toBeUndefined();
+    expect(linkLeadingOutside(root, 'not-there/file.ts')).toBeUndefined();
+    expect(linkLeadingOutside(root, 'inner/out/file.ts')).toEqual({ link: 'real/out', target: outside });
+    expect(linkLeadingOutside(root, 'dangling/file.ts')).toEqual({ link: 'dangling', target: path.join(root, 'missing') });
+    expect(() => refuseLinksOutside(root, ['inner/a.ts', 'inner/out/b.ts'], 'create-gatekit add')).toThrow(UsageError);
+    expect(() => refuseLinksOutside(root, ['inner/out/b.ts'], 'create-gatekit add')).toThrow(/real\/out is a symbolic link to .*, which is outside .*Nothing was written/);
   });
 });
