@@ -878,7 +878,7 @@ describe('fake OAuth providers: faults', () => {
     await reader.cancel();
     await new Promise((resolve) => setTimeout(resolve, 200));
     const jwksRecord = fake.requests('oidc').at(-1)!;
-    expect(jwksRecord).toMatchObject({ endpoint: 'jwks', outcome: 'jwks_huge', complete: false });
+    expect(jwksRecord).toMatchObject({ endpoint: 'jwks', outcome: 'jwks_huge', complete: false, abandoned: true });
     expect(jwksRecord.bytesSent).toBeLessThan(HUGE_ANSWER_BYTES / 2);
 
     for (const provider of ['github', 'google'] as ProviderId[]) {

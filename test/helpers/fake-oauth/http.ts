@@ -95,13 +95,16 @@ function paddingAround(type: string, body: string): [string, string] {
 /**
  * The answer with a padding member of HUGE_ANSWER_BYTES (JSON: `"x_padding": "aaa…"`, form:
  * `&x_padding=aaa…`), streamed chunk by chunk without Content-Length, so a client that stops
- * reading stops the download; bytesSent and complete say how far it went.
+ * reading stops the download; bytesSent, complete and abandoned say how far it went.
  */
 async function streamHuge(ex: Exchange, type: string, body: string): Promise<void> {
   const { res, record } = ex;
   const [prefix, suffix] = paddingAround(type, body);
   let closed = false;
-  res.once('close', () => (closed = true));
+  res.once('close', () => {
+    closed = true;
+    record.abandoned = !record.complete;
+  });
   record.bytesSent = 0;
   record.complete = false;
   const chunk = 'a'.repeat(64 * 1024);

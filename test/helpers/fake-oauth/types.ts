@@ -105,7 +105,7 @@ export type Fault =
   | 'discovery_javascript_authorization_endpoint'
   /**
    * The answer is the normal one plus a 50 MB padding member, streamed without Content-Length
-   * (recorded: bytesSent, complete). discovery, JWKS, token, userinfo / profile API / emails.
+   * (recorded: bytesSent, complete, abandoned). discovery, JWKS, token, userinfo / profile API / emails.
    */
   | 'discovery_huge'
   | 'jwks_huge'
@@ -130,9 +130,13 @@ export interface RecordedRequest {
   status?: number;
   /** 'ok', the error code the fake answered with (e.g. 'invalid_grant'), or the fault it played. */
   outcome?: string;
-  /** *_huge faults: the padding bytes written so far, and whether the whole answer went out. */
+  /**
+   * *_huge faults: the padding bytes written so far, whether the whole answer went out, and
+   * whether the client closed the connection before that.
+   */
   bytesSent?: number;
   complete?: boolean;
+  abandoned?: boolean;
 }
 
 /** An authorize request the fake consented to, and the code it issued. */

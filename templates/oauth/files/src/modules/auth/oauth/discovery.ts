@@ -1,7 +1,7 @@
 import type { ServerMetadata } from 'openid-client';
 import type { Config } from '../../../config.js';
 import type { OidcProvider } from './oauth-provider.js';
-import { ProviderError } from './provider-error.js';
+import { ProviderError, providerErrorOf } from './provider-error.js';
 import { limitedFetch, PROVIDER_TIMEOUT_SECONDS } from './provider-http.js';
 
 const CACHE_MS = 60 * 60 * 1000;
@@ -64,7 +64,7 @@ export async function discover(config: Config, provider: OidcProvider): Promise<
     });
     metadata = discovered.serverMetadata();
   } catch (error) {
-    throw new ProviderError(`discovery of ${issuer} failed: ${(error as Error).message}`);
+    throw providerErrorOf(error, `discovery of ${issuer} failed: ${(error as Error).message}`);
   }
   const problem = problemOf(config, metadata, issuer);
   if (problem) throw new ProviderError(`the discovery document of ${issuer} ${problem}`);

@@ -2,7 +2,7 @@ import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { ServerMetadata } from 'openid-client';
 import type { OAuthFlow } from './flow-cookie.js';
 import type { Claims, OidcProvider } from './oauth-provider.js';
-import { ProviderError } from './provider-error.js';
+import { ProviderError, providerErrorOf } from './provider-error.js';
 import { limitedFetch, PROVIDER_TIMEOUT_SECONDS } from './provider-http.js';
 
 /** Signatures by a key from the provider's JWKS only: never `none`, never a shared secret (HS*). */
@@ -49,7 +49,7 @@ export async function verifyIdToken(provider: OidcProvider, metadata: ServerMeta
   try {
     ({ payload } = await jwtVerify(idToken, await keySet(metadata.jwks_uri), { algorithms, audience: clientId, clockTolerance: 30, requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat'] }));
   } catch (error) {
-    throw new ProviderError(`id_token refused: ${(error as { code?: string }).code ?? (error as Error).name}`);
+    throw providerErrorOf(error, `id_token refused: ${(error as { code?: string }).code ?? (error as Error).name}`);
   }
   const now = Math.floor(Date.now() / 1000);
   if (payload.iat! > now + MAX_FUTURE_IAT_SECONDS) throw new ProviderError('id_token issued in the future');
