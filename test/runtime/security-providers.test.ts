@@ -84,7 +84,7 @@ describe('finding 5c: an OAuth start that cannot proceed is provider_error, neve
 
   // Before: NODE_ENV=production with a provider's plain http endpoints answered the start with a 500.
   it('in production, plain http endpoints (configured or discovered) are provider_error at the start, and nothing is sent to them', async () => {
-    await withApp({ NODE_ENV: 'production' }, async (app) => {
+    await withApp({ NODE_ENV: 'production', BCRYPT_COST: '12' }, async (app) => {
       for (const provider of ['github', 'discord', 'google', 'oidc'] as ProviderId[]) {
         const start = await visit(new CookieJar(), `${app.url}/api/auth/${provider}`);
         expect(start.status, `${provider}: ${start.body}`).toBe(302);
