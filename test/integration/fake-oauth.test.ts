@@ -863,35 +863,42 @@ describe('fake OAuth providers: faults', () => {
   });
 
   it('*_huge: the normal answer plus 50 MB of padding, streamed; a client that stops reading stops the download', async () => {
-    const c = client('oidc');
-    fake.failNext('oidc', 'discovery_huge');
-    const text = await (await fetch(`${c.issuer}/.well-known/openid-configuration`)).text();
-    expect(text.length).toBeGreaterThan(HUGE_ANSWER_BYTES);
-    expect(JSON.parse(text)).toMatchObject({ issuer: c.issuer, x_padding: expect.any(String) });
-    expect(fake.requests('oidc').at(-1)).toMatchObject({ endpoint: 'discovery', outcome: 'discovery_huge', complete: true });
+    // A fake of its own: the connections cut here stay out of the other tests' way.
+    const own = await startFakeProviders();
+    const ownClient = (provider: ProviderId) => new FakeClient(own, provider);
+    try {
+      const c = ownClient('oidc');
+      own.failNext('oidc', 'discovery_huge');
+      const text = await (await fetch(`${c.issuer}/.well-known/openid-configuration`)).text();
+      expect(text.length).toBeGreaterThan(HUGE_ANSWER_BYTES);
+      expect(JSON.parse(text)).toMatchObject({ issuer: c.issuer, x_padding: expect.any(String) });
+      expect(own.requests('oidc').at(-1)).toMatchObject({ endpoint: 'discovery', outcome: 'discovery_huge', complete: true });
 
-    fake.failNext('oidc', 'jwks_huge');
-    const response = await fetch((await c.endpoints()).jwks!);
-    expect(response.headers.get('content-length')).toBeNull();
-    const reader = response.body!.getReader();
-    for (let read = 0; read < 1024 * 1024; ) read += (await reader.read()).value!.byteLength;
-    await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const jwksRecord = fake.requests('oidc').at(-1)!;
-    expect(jwksRecord).toMatchObject({ endpoint: 'jwks', outcome: 'jwks_huge', complete: false, abandoned: true });
-    expect(jwksRecord.bytesSent).toBeLessThan(HUGE_ANSWER_BYTES / 2);
+      own.failNext('oidc', 'jwks_huge');
+      const response = await fetch((await c.endpoints()).jwks!);
+      expect(response.headers.get('content-length')).toBeNull();
+      const reader = response.body!.getReader();
+      for (let read = 0; read < 1024 * 1024; ) read += (await reader.read()).value!.byteLength;
+      await reader.cancel();
+      await expect.poll(() => own.requests('oidc').at(-1)!.abandoned).toBe(true);
+      const jwksRecord = own.requests('oidc').at(-1)!;
+      expect(jwksRecord).toMatchObject({ endpoint: 'jwks', outcome: 'jwks_huge', complete: false });
+      expect(jwksRecord.bytesSent).toBeLessThan(HUGE_ANSWER_BYTES / 2);
 
-    for (const provider of ['github', 'google'] as ProviderId[]) {
-      fake.failNext(provider, 'token_huge');
-      const { text: tokenText } = await client(provider).login();
-      expect(tokenText.length).toBeGreaterThan(HUGE_ANSWER_BYTES);
-      expect(accessTokenOf(provider, tokenText)).toBeTruthy();
+      for (const provider of ['github', 'google'] as ProviderId[]) {
+        own.failNext(provider, 'token_huge');
+        const { text: tokenText } = await ownClient(provider).login();
+        expect(tokenText.length).toBeGreaterThan(HUGE_ANSWER_BYTES);
+        expect(accessTokenOf(provider, tokenText)).toBeTruthy();
+      }
+      const g = ownClient('github');
+      const { text: githubToken } = await g.login();
+      own.failNext('github', 'userinfo_huge');
+      const user = (await (await profileResponse(g, accessTokenOf('github', githubToken))).json()) as Record<string, unknown>;
+      expect(user).toMatchObject({ id: expect.any(Number), x_padding: expect.any(String) });
+    } finally {
+      await own.close();
     }
-    const g = client('github');
-    const { text: githubToken } = await g.login();
-    fake.failNext('github', 'userinfo_huge');
-    const user = (await (await profileResponse(g, accessTokenOf('github', githubToken))).json()) as Record<string, unknown>;
-    expect(user).toMatchObject({ id: expect.any(Number), x_padding: expect.any(String) });
   }, 60_000);
 
   it('reset() forgets queued faults and users', async () => {
