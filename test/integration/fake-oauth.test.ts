@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, generateKeyPair, exportPKCS8, jwtVerify, type JWTPayload } from 'jose';
+import { compactVerify, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, generateKeyPair, exportPKCS8, jwtVerify, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appleClientSecret, FakeClient, REDIRECT_URI } from '../helpers/fake-oauth/client.js';
+import { HUGE_ANSWER_BYTES } from '../helpers/fake-oauth/http.js';
 import { PROVIDER_IDS, startFakeProviders, type FakeProviders, type ProviderId } from '../helpers/fake-oauth/index.js';
 
 let fake: FakeProviders;
@@ -824,6 +825,81 @@ describe('fake OAuth providers: faults', () => {
     fake.failNext('oidc', 'discovery_500');
     expect((await fetch(`${c.issuer}/.well-known/openid-configuration`)).status).toBe(500);
   });
+
+  it('discovery_no_authorization_endpoint, _authorization_endpoint_not_url and _javascript_authorization_endpoint break only that member, once', async () => {
+    const c = client('oidc');
+    fake.failNext('oidc', 'discovery_no_authorization_endpoint');
+    const without = await c.discovery();
+    expect(without).not.toHaveProperty('authorization_endpoint');
+    expect(without.token_endpoint).toBe(`${c.issuer}/token`);
+    fake.failNext('oidc', 'discovery_authorization_endpoint_not_url');
+    expect((await c.discovery()).authorization_endpoint).toBe('not a url');
+    fake.failNext('oidc', 'discovery_javascript_authorization_endpoint');
+    expect(String((await c.discovery()).authorization_endpoint)).toMatch(/^javascript:/);
+    expect((await c.discovery()).authorization_endpoint).toBe(`${c.issuer}/authorize`);
+  });
+
+  it('id_token_future_iat and id_token_long_lifetime: a valid signature, iat 10 minutes ahead or exp 100 years after iat', async () => {
+    const future = await faultyIdToken('id_token_future_iat');
+    const { payload: ahead } = await compactVerify(future.idToken, createRemoteJWKSet(new URL((await future.c.endpoints()).jwks!)));
+    const aheadClaims = JSON.parse(new TextDecoder().decode(ahead)) as JWTPayload;
+    expect(aheadClaims.iat! - Date.now() / 1000).toBeGreaterThan(590);
+    expect(aheadClaims.exp! - aheadClaims.iat!).toBe(3600);
+    const long = await faultyIdToken('id_token_long_lifetime');
+    const claims = await verifyIdToken(long.c, long.idToken);
+    expect(claims.exp! - claims.iat!).toBe(100 * 365 * 24 * 3600);
+  });
+
+  it('emailClaimsSplit: the id_token says email_verified without an email; userinfo gives the address and its own flag', async () => {
+    fake.nextUser('oidc', { id: 'split-1', email: 'split@example.com', emailVerified: false, emailClaimsSplit: true });
+    const c = client('oidc');
+    const { text } = await c.login();
+    const claims = await verifyIdToken(c, tokenBody(text).id_token as string);
+    expect(claims.email_verified).toBe(true);
+    expect(claims).not.toHaveProperty('email');
+    const { userinfo } = await c.endpoints();
+    const answer = await fetch(userinfo!, { headers: { authorization: `Bearer ${accessTokenOf('oidc', text)}` } });
+    expect(await answer.json()).toMatchObject({ sub: 'split-1', email: 'split@example.com', email_verified: false });
+  });
+
+  it('*_huge: the normal answer plus 50 MB of padding, streamed; a client that stops reading stops the download', async () => {
+    // A fake of its own: the connections cut here stay out of the other tests' way.
+    const own = await startFakeProviders();
+    const ownClient = (provider: ProviderId) => new FakeClient(own, provider);
+    try {
+      const c = ownClient('oidc');
+      own.failNext('oidc', 'discovery_huge');
+      const text = await (await fetch(`${c.issuer}/.well-known/openid-configuration`)).text();
+      expect(text.length).toBeGreaterThan(HUGE_ANSWER_BYTES);
+      expect(JSON.parse(text)).toMatchObject({ issuer: c.issuer, x_padding: expect.any(String) });
+      expect(own.requests('oidc').at(-1)).toMatchObject({ endpoint: 'discovery', outcome: 'discovery_huge', complete: true });
+
+      own.failNext('oidc', 'jwks_huge');
+      const response = await fetch((await c.endpoints()).jwks!);
+      expect(response.headers.get('content-length')).toBeNull();
+      const reader = response.body!.getReader();
+      for (let read = 0; read < 1024 * 1024; ) read += (await reader.read()).value!.byteLength;
+      await reader.cancel();
+      await expect.poll(() => own.requests('oidc').at(-1)!.abandoned).toBe(true);
+      const jwksRecord = own.requests('oidc').at(-1)!;
+      expect(jwksRecord).toMatchObject({ endpoint: 'jwks', outcome: 'jwks_huge', complete: false });
+      expect(jwksRecord.bytesSent).toBeLessThan(HUGE_ANSWER_BYTES / 2);
+
+      for (const provider of ['github', 'google'] as ProviderId[]) {
+        own.failNext(provider, 'token_huge');
+        const { text: tokenText } = await ownClient(provider).login();
+        expect(tokenText.length).toBeGreaterThan(HUGE_ANSWER_BYTES);
+        expect(accessTokenOf(provider, tokenText)).toBeTruthy();
+      }
+      const g = ownClient('github');
+      const { text: githubToken } = await g.login();
+      own.failNext('github', 'userinfo_huge');
+      const user = (await (await profileResponse(g, accessTokenOf('github', githubToken))).json()) as Record<string, unknown>;
+      expect(user).toMatchObject({ id: expect.any(Number), x_padding: expect.any(String) });
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
 
   it('reset() forgets queued faults and users', async () => {
     fake.failNext('google', 'access_denied');

@@ -26,8 +26,10 @@ function has(authorization: Authorization, scope: string): boolean {
   return authorization.scopes.includes(scope);
 }
 
-function emailClaims(user: FakeUser): Claims {
-  return user.email ? { email: user.email, email_verified: isVerified(user) } : {};
+function emailClaims(user: FakeUser, target: ClaimsContext['target']): Claims {
+  if (!user.email) return {};
+  if (user.emailClaimsSplit) return target === 'id_token' ? { email_verified: true } : { email: user.email, email_verified: isVerified(user) };
+  return { email: user.email, email_verified: isVerified(user) };
 }
 
 function profileClaims(user: FakeUser): Claims {
@@ -38,28 +40,28 @@ function profileClaims(user: FakeUser): Claims {
 }
 
 /** Email claims with the `email` scope, profile claims (plus `extra`) with `profile`. */
-function scoped(authorization: Authorization, extra: (user: FakeUser) => Claims = () => ({})): Claims {
+function scoped({ authorization, target }: ClaimsContext, extra: (user: FakeUser) => Claims = () => ({})): Claims {
   const { user } = authorization;
   return {
     ...(has(authorization, 'profile') ? { ...profileClaims(user), ...extra(user) } : {}),
-    ...(has(authorization, 'email') ? emailClaims(user) : {}),
+    ...(has(authorization, 'email') ? emailClaims(user, target) : {}),
   };
 }
 
-export function standardClaims({ authorization }: ClaimsContext): Claims {
-  return scoped(authorization);
+export function standardClaims(context: ClaimsContext): Claims {
+  return scoped(context);
 }
 
-export function gitlabClaims({ authorization }: ClaimsContext): Claims {
-  return scoped(authorization, (user) => ({ nickname: usernameOf(user), preferred_username: usernameOf(user) }));
+export function gitlabClaims(context: ClaimsContext): Claims {
+  return scoped(context, (user) => ({ nickname: usernameOf(user), preferred_username: usernameOf(user) }));
 }
 
-export function slackClaims({ authorization }: ClaimsContext): Claims {
-  const { user } = authorization;
+export function slackClaims(context: ClaimsContext): Claims {
+  const { user } = context.authorization;
   return {
     'https://slack.com/user_id': user.id,
     'https://slack.com/team_id': user.teamId ?? DEFAULT_TEAM_ID,
-    ...scoped(authorization),
+    ...scoped(context),
   };
 }
 

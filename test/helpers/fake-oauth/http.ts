@@ -18,7 +18,12 @@ export interface Exchange {
   /** The parsed JSON when the body is application/json, else undefined. */
   json?: unknown;
   record: RecordedRequest;
+  /** Set by a *_huge fault: the answer is padded to HUGE_ANSWER_BYTES and streamed. */
+  huge?: string;
 }
+
+/** The padding of a *_huge fault: far above any limit a client should have. */
+export const HUGE_ANSWER_BYTES = 50 * 1024 * 1024;
 
 export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -63,9 +68,64 @@ export function parseBody(req: IncomingMessage, text: string): { form?: Record<s
   return { raw: text };
 }
 
+/** Writes one chunk; resolves once the socket takes more (or is gone). */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.write(chunk)) return resolve();
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/** What goes before and after the padding: a last member of a JSON object or array, or a form field. */
+function paddingAround(type: string, body: string): [string, string] {
+  if (!type.startsWith('application/json')) return [`${body}&x_padding=`, ''];
+  const trimmed = body.trim();
+  const close = trimmed.slice(-1);
+  const inner = trimmed.slice(0, -1);
+  const separator = inner.length > 1 ? ',' : '';
+  return close === ']' ? [`${inner}${separator}"`, '"]'] : [`${inner}${separator}"x_padding":"`, '"}'];
+}
+
+/**
+ * The answer with a padding member of HUGE_ANSWER_BYTES (JSON: `"x_padding": "aaa…"`, form:
+ * `&x_padding=aaa…`), streamed chunk by chunk without Content-Length, so a client that stops
+ * reading stops the download; bytesSent, complete and abandoned say how far it went.
+ */
+async function streamHuge(ex: Exchange, type: string, body: string): Promise<void> {
+  const { res, record } = ex;
+  const [prefix, suffix] = paddingAround(type, body);
+  let closed = false;
+  res.once('close', () => {
+    closed = true;
+    record.abandoned = !record.complete;
+  });
+  record.bytesSent = 0;
+  record.complete = false;
+  const chunk = 'a'.repeat(64 * 1024);
+  await write(res, prefix);
+  while (!closed && record.bytesSent < HUGE_ANSWER_BYTES) {
+    await write(res, chunk);
+    record.bytesSent += chunk.length;
+  }
+  if (closed) return;
+  res.end(suffix);
+  record.complete = true;
+}
+
 function finish(ex: Exchange, status: number, outcome: string, type: string, body: string, headers: Record<string, string> = {}): void {
   ex.record.status = status;
-  ex.record.outcome = outcome;
+  ex.record.outcome = ex.huge ?? outcome;
+  if (ex.huge) {
+    ex.res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
+    void streamHuge(ex, type, body);
+    return;
+  }
   ex.res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
   ex.res.end(body);
 }

@@ -21,6 +21,8 @@ export const ID_TOKEN_FAULTS = [
   'id_token_alg_none',
   'id_token_hs256_client_secret',
   'id_token_unknown_kid',
+  'id_token_future_iat',
+  'id_token_long_lifetime',
 ] as const satisfies readonly Fault[];
 
 type IdTokenFault = (typeof ID_TOKEN_FAULTS)[number];
@@ -54,6 +56,8 @@ const CLAIM_DEFECTS: Partial<Record<IdTokenFault, (payload: JWTPayload) => JWTPa
   id_token_expired: (payload) => ({ ...payload, iat: payload.iat! - 2 * ONE_HOUR, exp: payload.iat! - ONE_HOUR }),
   id_token_wrong_nonce: (payload) => ({ ...payload, nonce: randomBytes(16).toString('base64url') }),
   id_token_no_nonce: ({ nonce: _nonce, ...payload }) => payload,
+  id_token_future_iat: (payload) => ({ ...payload, iat: payload.iat! + 600, exp: payload.iat! + 600 + ONE_HOUR }),
+  id_token_long_lifetime: (payload) => ({ ...payload, exp: payload.iat! + 100 * 365 * 24 * ONE_HOUR }),
 };
 
 function unsigned(payload: JWTPayload): string {

@@ -95,6 +95,9 @@ export async function startFakeProviders(options: FakeProvidersOptions = {}): Pr
   });
   // A client dropping its connection must not crash the test run.
   server.on('clientError', (_error, socket) => socket.destroy());
+  // Idle connections outlive the clients' own keep-alive (undici: about 4 s): with Node's default
+  // 5 s, a client busy for seconds (a 50 MB answer) could reuse a connection the fake just closed.
+  server.keepAliveTimeout = 60_000;
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const byProvider = <T extends { provider: ProviderId }>(items: Iterable<T>, provider?: ProviderId) =>
     [...items].filter((item) => !provider || item.provider === provider);

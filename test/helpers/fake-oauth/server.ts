@@ -11,7 +11,7 @@ import { PROVIDERS } from './providers.js';
 import type { ProviderSpec } from './spec.js';
 import type { FakeContext } from './state.js';
 import { handleToken } from './token.js';
-import { PROVIDER_IDS, type Endpoint, type RecordedRequest } from './types.js';
+import { PROVIDER_IDS, type Endpoint, type Fault, type RecordedRequest } from './types.js';
 
 interface Route {
   spec: ProviderSpec;
@@ -61,13 +61,38 @@ function allowedMethods(spec: ProviderSpec, endpoint: Endpoint): string[] {
   return ['GET'];
 }
 
+const DISCOVERY_FAULTS = [
+  'discovery_500',
+  'discovery_issuer_mismatch',
+  'discovery_no_authorization_endpoint',
+  'discovery_authorization_endpoint_not_url',
+  'discovery_javascript_authorization_endpoint',
+] as const;
+
+/** What each discovery fault does to the document. */
+const DOCUMENT_DEFECTS: Record<Exclude<(typeof DISCOVERY_FAULTS)[number], 'discovery_500'>, (document: Record<string, unknown>) => void> = {
+  discovery_issuer_mismatch: (document) => (document.issuer = `${String(document.issuer)}/`),
+  discovery_no_authorization_endpoint: (document) => delete document.authorization_endpoint,
+  discovery_authorization_endpoint_not_url: (document) => (document.authorization_endpoint = 'not a url'),
+  discovery_javascript_authorization_endpoint: (document) => (document.authorization_endpoint = 'javascript:alert(document.domain)//'),
+};
+
 function serveDiscovery(fake: FakeContext, spec: ProviderSpec, ex: Exchange, tenant: string): void {
-  const fault = fake.state.takeFault(spec.id, ['discovery_500', 'discovery_issuer_mismatch']);
+  const fault = fake.state.takeFault(spec.id, DISCOVERY_FAULTS);
   if (fault === 'discovery_500') return sendJson(ex, 500, { error: 'server_error' }, fault);
   const document = discoveryDocument(fake, spec, tenant);
-  if (fault) document.issuer = `${String(document.issuer)}/`;
+  if (fault) DOCUMENT_DEFECTS[fault](document);
   sendJson(ex, 200, document, fault ?? 'ok');
 }
+
+/** The *_huge fault of each endpoint. */
+const HUGE_FAULTS: Record<Exclude<Endpoint, 'authorize'>, Fault> = {
+  discovery: 'discovery_huge',
+  jwks: 'jwks_huge',
+  token: 'token_huge',
+  userinfo: 'userinfo_huge',
+  emails: 'userinfo_huge',
+};
 
 function serveProfile(fake: FakeContext, spec: ProviderSpec, ex: Exchange, endpoint: 'userinfo' | 'emails'): void {
   const fault = fake.state.takeFault(spec.id, ['userinfo_500']);
@@ -85,6 +110,7 @@ async function dispatch(fake: FakeContext, ex: Exchange, route: Route, tenant: s
     return sendJson(ex, 400, { error: 'invalid_tenant', error_description: `AADSTS90002: Tenant '${tenant}' not found.` }, 'invalid_tenant');
   }
   if (endpoint === 'authorize') return handleAuthorize(fake, spec, ex, tenant);
+  ex.huge = fake.state.takeFault(spec.id, [HUGE_FAULTS[endpoint]]);
   if (endpoint === 'token') return handleToken(fake, spec, ex);
   if (endpoint === 'jwks') return sendJson(ex, 200, jwks(fake, spec));
   if (endpoint === 'discovery') return serveDiscovery(fake, spec, ex, tenant ?? '');

@@ -62,6 +62,12 @@ export interface FakeUser {
   firstLogin?: boolean;
   /** apple only: `email_verified` / `is_private_email` as strings "true"/"false"; default true, else booleans. */
   appleStringBooleans?: boolean;
+  /**
+   * google, linkedin, gitlab, slack, oidc: the id_token says `email_verified: true` but carries no
+   * `email`; userinfo gives the address with `email_verified` as `emailVerified` says. A client
+   * that pairs one source's address with the other's flag takes an unverified address as verified.
+   */
+  emailClaimsSplit?: boolean;
 }
 
 export type Fault =
@@ -84,9 +90,27 @@ export type Fault =
   | 'id_token_alg_none'
   | 'id_token_hs256_client_secret'
   | 'id_token_unknown_kid'
+  /** iat 10 minutes ahead of the clock (exp an hour after it). */
+  | 'id_token_future_iat'
+  /** exp 100 years after iat. */
+  | 'id_token_long_lifetime'
   /** the discovery document's issuer has a trailing slash the configured issuer lacks. */
   | 'discovery_issuer_mismatch'
-  | 'discovery_500';
+  | 'discovery_500'
+  /** the discovery document has no authorization_endpoint. */
+  | 'discovery_no_authorization_endpoint'
+  /** the discovery document's authorization_endpoint is "not a url". */
+  | 'discovery_authorization_endpoint_not_url'
+  /** the discovery document's authorization_endpoint is a javascript: URL. */
+  | 'discovery_javascript_authorization_endpoint'
+  /**
+   * The answer is the normal one plus a 50 MB padding member, streamed without Content-Length
+   * (recorded: bytesSent, complete, abandoned). discovery, JWKS, token, userinfo / profile API / emails.
+   */
+  | 'discovery_huge'
+  | 'jwks_huge'
+  | 'token_huge'
+  | 'userinfo_huge';
 
 /** What a route of the fake does. */
 export type Endpoint = 'authorize' | 'token' | 'userinfo' | 'emails' | 'jwks' | 'discovery';
@@ -106,6 +130,13 @@ export interface RecordedRequest {
   status?: number;
   /** 'ok', the error code the fake answered with (e.g. 'invalid_grant'), or the fault it played. */
   outcome?: string;
+  /**
+   * *_huge faults: the padding bytes written so far, whether the whole answer went out, and
+   * whether the client closed the connection before that.
+   */
+  bytesSent?: number;
+  complete?: boolean;
+  abandoned?: boolean;
 }
 
 /** An authorize request the fake consented to, and the code it issued. */

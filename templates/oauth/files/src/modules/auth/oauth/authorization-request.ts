@@ -2,7 +2,7 @@ import type { Configuration, TokenEndpointResponse } from 'openid-client';
 import type { Config } from '../../../config.js';
 import type { OAuthFlow } from './flow-cookie.js';
 import type { CallbackParams, OAuthProvider } from './oauth-provider.js';
-import { ProviderError } from './provider-error.js';
+import { providerErrorOf } from './provider-error.js';
 
 /** Where the provider sends the browser back: always the configured URL, never one derived from the request. */
 export function redirectUri(config: Config, provider: OAuthProvider): string {
@@ -55,6 +55,6 @@ export async function redeemCode(
   try {
     return await client.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: flow.codeVerifier, expectedState: flow.state });
   } catch (error) {
-    throw new ProviderError(`redeeming the code failed: ${(error as { error?: string }).error ?? (error as Error).message}`);
+    throw providerErrorOf(error, `redeeming the code failed: ${(error as { error?: string }).error ?? (error as Error).message}`);
   }
 }

@@ -45,8 +45,8 @@ function startSignIn(ctx: AppContext, provider: OAuthProvider): RequestHandler {
       await setFlowCookie(res, ctx.config, started.flow);
       res.redirect(302, started.url.href);
     } catch (error) {
-      if (error instanceof ProviderError) return failSignIn(ctx, res, provider, 'provider_error', error.message);
-      throw error;
+      // Whatever stops the start at the provider's side (discovery, an unusable endpoint) is provider_error, never a 500.
+      return failSignIn(ctx, res, provider, 'provider_error', error instanceof ProviderError ? error.message : `could not start: ${(error as Error).message}`);
     }
   };
 }
@@ -73,8 +73,9 @@ export function createOAuthRoutes(ctx: AppContext): Router {
 
   for (const provider of providerList) {
     const base = `/api/auth/${provider.id}`;
-    router.get(base, startSignIn(ctx, provider));
-    router.get(`${base}/callback`, (req, res) => handleCallback(ctx, provider, req, res));
+    // Each start and each callback may cost a token request with the app's secret: both are limited.
+    router.get(base, ctx.rateLimit(`${provider.id}-start`), startSignIn(ctx, provider));
+    router.get(`${base}/callback`, ctx.rateLimit(`${provider.id}-callback`), (req, res) => handleCallback(ctx, provider, req, res));
     if (provider.formPost) {
       allowFormBody(`${base}/callback`);
       router.post(`${base}/callback`, express.urlencoded({ extended: false, limit: BODY_LIMIT }), formPostCallback(ctx, provider));

@@ -3,13 +3,18 @@ import type { Config } from '../../../config.js';
 import type { ProviderProfile } from '../identities/provider-profile.js';
 import { authorizationUrl, redeemCode } from './authorization-request.js';
 import { clientConfiguration } from './client-configuration.js';
+import { usableEndpoint } from './discovery.js';
 import type { OAuthFlow } from './flow-cookie.js';
 import type { ClientCredentials, OAuth2Provider } from './oauth-provider.js';
 import { ProviderError } from './provider-error.js';
 import { getJson } from './provider-http.js';
 
+/** The configured endpoints; plain http ones are refused in production. */
 function metadataOf(config: Config, provider: OAuth2Provider): client.ServerMetadata {
   const { authorization, token } = provider.endpoints(config);
+  if (!usableEndpoint(config, authorization) || !usableEndpoint(config, token)) {
+    throw new ProviderError(`${provider.name}'s authorization and token endpoints must be https in production`);
+  }
   return { issuer: new URL(token).origin, authorization_endpoint: authorization, token_endpoint: token };
 }
 
@@ -26,7 +31,11 @@ export const oauth2Strategy = {
   async finish(config: Config, provider: OAuth2Provider, credentials: ClientCredentials, flow: OAuthFlow, params: Record<string, string>): Promise<ProviderProfile> {
     const configuration = await clientConfiguration(config, provider, credentials, metadataOf(config, provider));
     const { access_token: accessToken } = await redeemCode(config, configuration, provider, flow, params);
-    const profile = await provider.profile({ accessToken, getJson: (url, headers) => getJson(url, accessToken, headers) }, config);
+    const api = async (url: string, headers?: Record<string, string>) => {
+      if (!usableEndpoint(config, url)) throw new ProviderError(`${provider.name}'s profile endpoints must be https in production`);
+      return getJson(url, accessToken, headers);
+    };
+    const profile = await provider.profile({ accessToken, getJson: api }, config);
     if (!profile.providerAccountId) throw new ProviderError('the profile has no account id');
     return { ...profile, provider: provider.id, type: 'oauth' };
   },

@@ -11,28 +11,39 @@ import { accountIdOf, displayNameOf, imageOf, isTrue, plainEmail, text } from '.
 import { ProviderError } from './provider-error.js';
 import { getJson, type IdTokenSink } from './provider-http.js';
 
-/** The profile of a verified id_token (and userinfo), with the provider's own rules where it has them. */
-function profileOf(provider: OidcProvider, claims: Claims, params: CallbackParams): ProviderProfile {
+/** Whether the source that gave the email says it is verified, by the provider's rule. */
+function verifiedBy(provider: OidcProvider, source: Claims): boolean {
+  return provider.emailVerified ? provider.emailVerified(source) : isTrue(source.email_verified);
+}
+
+/**
+ * The profile of a verified id_token (and userinfo), with the provider's own rules where it has
+ * them. The email and whether it is verified come from the same source: the id_token when it has
+ * an email, else userinfo; never one source's address with the other's verification claim.
+ */
+function profileOf(provider: OidcProvider, idClaims: Claims, userinfo: Claims | undefined, params: CallbackParams): ProviderProfile {
+  const claims = { ...userinfo, ...idClaims };
   const providerAccountId = provider.accountId ? provider.accountId(claims) : accountIdOf(claims.sub);
   if (!providerAccountId) throw new ProviderError('the id_token has no account id');
+  const emailSource = text(idClaims.email) || !userinfo ? idClaims : userinfo;
   return {
     provider: provider.id,
     type: 'oidc',
     providerAccountId,
-    email: plainEmail(claims.email),
-    emailVerified: provider.emailVerified ? provider.emailVerified(claims) : isTrue(claims.email_verified),
+    email: plainEmail(emailSource.email),
+    emailVerified: verifiedBy(provider, emailSource),
     name: displayNameOf(claims.name, claims.preferred_username, claims.nickname),
     image: imageOf(claims.picture),
     ...provider.fromCallback?.(params),
   };
 }
 
-/** Userinfo adds what the id_token left out; its `sub` must be the id_token's. */
-async function withUserinfo(metadata: ServerMetadata, claims: Claims, accessToken: string): Promise<Claims> {
-  if (text(claims.email) || !metadata.userinfo_endpoint) return claims;
+/** Userinfo, when the id_token left the email out; its `sub` must be the id_token's. */
+async function userinfoFor(metadata: ServerMetadata, claims: Claims, accessToken: string): Promise<Claims | undefined> {
+  if (text(claims.email) || !metadata.userinfo_endpoint) return undefined;
   const userinfo = (await getJson(metadata.userinfo_endpoint, accessToken)) as Claims;
   if (userinfo.sub !== claims.sub) throw new ProviderError('userinfo is about another subject than the id_token');
-  return { ...userinfo, ...claims };
+  return userinfo;
 }
 
 /**
@@ -55,6 +66,6 @@ export const oidcStrategy = {
     const tokens = await redeemCode(config, configuration, provider, flow, params);
     if (!sink.idToken) throw new ProviderError('the token answer has no id_token');
     const claims = await verifyIdToken(provider, metadata, sink.idToken, credentials.clientId, flow);
-    return profileOf(provider, await withUserinfo(metadata, claims, tokens.access_token), params);
+    return profileOf(provider, claims, await userinfoFor(metadata, claims, tokens.access_token), params);
   },
 };
