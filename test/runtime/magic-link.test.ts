@@ -66,7 +66,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     return { mail: received, link, token: new URL(link).searchParams.get('token')! };
   }
 
-  const verify = (token: string, url = running.app.url) => call(url, `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`);
+  const verify = (token: string, url = running.app.url) => call(url, '/api/auth/magic-link/verify', { json: { token } });
 
   /** Waits a little and says whether any mail reached the address since `since`. */
   async function mailArrived(email: string, since: number): Promise<boolean> {
@@ -80,6 +80,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     const { body } = await call(running.app.url, '/api/openapi.json');
     const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
     expect(routes).toContain('POST /api/auth/magic-link/send');
+    expect(routes).toContain('POST /api/auth/magic-link/verify');
     expect(routes).toContain('GET /api/auth/magic-link/verify');
     expect(routes.includes('POST /api/auth/login')).toBe(setup.withJwt);
     expect(routes.some((route) => route.includes('/2fa/'))).toBe(false);
@@ -92,7 +93,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     expect(providers.body.methods).toEqual(setup.withJwt ? ['password', 'magic_link'] : ['magic_link']);
   });
 
-  it('POST /send mails {APP_URL}/magic-link?token=… on its own line; GET /verify signs up with the email verified', async () => {
+  it('POST /send mails {APP_URL}/magic-link?token=… on its own line; POST /verify signs up with the email verified', async () => {
     const email = uniqueEmail();
     const { mail: received, token } = await requestLink(`  ${email.toUpperCase()} `);
     expect(received.to).toEqual([email]);
@@ -142,7 +143,22 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     expect((await verify(token)).status).toBe(200);
     expect(await verify(token)).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
     expect(await verify('A'.repeat(43))).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
-    expect((await call(running.app.url, '/api/auth/magic-link/verify')).status).toBe(400);
+    for (const json of [{}, { token: '' }, { token: 42 }, { token: null }, { token: ['A'.repeat(43)] }, { token: 'A'.repeat(513) }]) {
+      expect(await call(running.app.url, '/api/auth/magic-link/verify', { json }), JSON.stringify(json)).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
+    }
+  });
+
+  // Until 4.0 the GET was the verify route: a mail scanner that opened a link pointing at the API
+  // used the token up (or signed itself in with it).
+  it('GET /verify answers 405 METHOD_NOT_ALLOWED with Allow: POST, and the token still works', async () => {
+    const { token } = await requestLink(uniqueEmail());
+    for (const method of ['GET', 'HEAD']) {
+      const fetched = await call(running.app.url, `/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`, { method });
+      expect(fetched.status, method).toBe(405);
+      expect(fetched.headers.get('allow'), method).toBe('POST');
+      if (method === 'GET') expect(fetched.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.any(String) } });
+    }
+    expect((await verify(token)).status).toBe(200);
   });
 
   it('two concurrent verifies of one link: exactly one succeeds', async () => {
@@ -275,6 +291,10 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
 
   it('rate limits magic-link send per IP with 429 RATE_LIMITED and Retry-After', async () => {
     await expectRateLimit(running, setup.fixture(), { max: 3, allowedStatus: 202, request: (url) => send(url, uniqueEmail()) });
+  });
+
+  it('rate limits magic-link verify per IP with 429 RATE_LIMITED and Retry-After', async () => {
+    await expectRateLimit(running, setup.fixture(), { max: 3, allowedStatus: 401, request: (url) => verify('A'.repeat(43), url) });
   });
 }
 

@@ -104,7 +104,7 @@ function describeTotpApp(setup: TotpSetup): void {
     const { body } = await call(running.app.url, '/api/openapi.json');
     const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
     for (const route of ['setup', 'enable', 'verify', 'disable', 'recovery-codes']) expect(routes).toContain(`POST /api/auth/2fa/${route}`);
-    expect(routes.includes('GET /api/auth/magic-link/verify')).toBe(setup.withMagicLink);
+    expect(routes.includes('POST /api/auth/magic-link/verify')).toBe(setup.withMagicLink);
     for (const route of routes) {
       const [method, pathname] = route.split(' ') as [string, string];
       const probe = await call(running.app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
@@ -274,7 +274,7 @@ function describeTotpApp(setup: TotpSetup): void {
         const since = running.mail.messages.length;
         expect((await call(running.app.url, '/api/auth/magic-link/send', { json: { email: account.email } })).status).toBe(202);
         const link = linkFrom(await running.mail.waitForMail(account.email, { since }), `${APP_URL}/magic-link?token=`);
-        const byLink = await call(running.app.url, `/api/auth/magic-link/verify?token=${new URL(link).searchParams.get('token')}`);
+        const byLink = await call(running.app.url, '/api/auth/magic-link/verify', { json: { token: new URL(link).searchParams.get('token') } });
         expect(byLink.status).toBe(200);
         expect(byLink.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
         expectError(await call(running.app.url, '/api/auth/me', { token: byLink.body.mfaToken }), 401, 'UNAUTHENTICATED');
@@ -287,7 +287,7 @@ function describeTotpApp(setup: TotpSetup): void {
         const since = running.mail.messages.length;
         await call(running.app.url, '/api/auth/magic-link/send', { json: { email } });
         const first = linkFrom(await running.mail.waitForMail(email, { since }), `${APP_URL}/magic-link?token=`);
-        const signedUp = await call(running.app.url, `/api/auth/magic-link/verify?token=${new URL(first).searchParams.get('token')}`);
+        const signedUp = await call(running.app.url, '/api/auth/magic-link/verify', { json: { token: new URL(first).searchParams.get('token') } });
         expect(signedUp.status).toBe(200);
         const { secret } = (await call(running.app.url, '/api/auth/2fa/setup', { method: 'POST', token: signedUp.body.token })).body;
         const account: Account = { email, token: signedUp.body.token, userId: signedUp.body.user.id, secret, recoveryCodes: [], lastStep: -1 };
@@ -295,7 +295,7 @@ function describeTotpApp(setup: TotpSetup): void {
         const again = running.mail.messages.length;
         await call(running.app.url, '/api/auth/magic-link/send', { json: { email } });
         const second = linkFrom(await running.mail.waitForMail(email, { since: again }), `${APP_URL}/magic-link?token=`);
-        const byLink = await call(running.app.url, `/api/auth/magic-link/verify?token=${new URL(second).searchParams.get('token')}`);
+        const byLink = await call(running.app.url, '/api/auth/magic-link/verify', { json: { token: new URL(second).searchParams.get('token') } });
         expect(byLink.body.mfaRequired).toBe(true);
         expect(byLink.body.token).toBeUndefined();
         expectTokenResponse(await verify({ mfaToken: byLink.body.mfaToken, code: await nextCode(account) }), account);

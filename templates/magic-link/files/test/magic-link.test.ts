@@ -23,7 +23,7 @@ async function requestLink(target: TestApp, email: string): Promise<string> {
   return token;
 }
 
-const verify = (target: TestApp, token: string) => target.request(`/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`);
+const verify = (target: TestApp, token: string) => target.request('/api/auth/magic-link/verify', { method: 'POST', json: { token } });
 
 describe('sign-in by link', () => {
   it('creates the account on the first link, with the email verified', async () => {
@@ -76,11 +76,25 @@ describe('sign-in by link', () => {
     expect((await response.json()).error.code).toBe('INVALID_TOKEN');
   });
 
-  it('refuses an unknown token, and a missing one with 400', async () => {
+  it('refuses an unknown token, and a missing or odd one with 400', async () => {
     const unknown = await verify(app, 'x'.repeat(43));
     expect(unknown.status).toBe(401);
     expect((await unknown.json()).error.code).toBe('INVALID_TOKEN');
-    expect((await app.request('/api/auth/magic-link/verify')).status).toBe(400);
+    for (const json of [{}, { token: '' }, { token: 42 }, { token: ['x'.repeat(43)] }, { token: 'x'.repeat(513) }]) {
+      const odd = await app.request('/api/auth/magic-link/verify', { method: 'POST', json });
+      expect(odd.status, JSON.stringify(json)).toBe(400);
+      expect((await odd.json()).error.code).toBe('VALIDATION_ERROR');
+    }
+  });
+
+  it('answers a GET of the link with 405 and leaves the token for the click', async () => {
+    const token = await requestLink(app, uniqueEmail());
+    // What a mail scanner does when the link points at the API.
+    const fetched = await app.request(`/api/auth/magic-link/verify?token=${encodeURIComponent(token)}`);
+    expect(fetched.status).toBe(405);
+    expect(fetched.headers.get('allow')).toBe('POST');
+    expect((await fetched.json()).error.code).toBe('METHOD_NOT_ALLOWED');
+    expect((await verify(app, token)).status).toBe(200);
   });
 });
 

@@ -25,3 +25,7 @@ export const forbidden = (message = 'You are not allowed to do this.') => new Ap
 
 export const invalidToken = (message = 'The token is invalid, expired or already used.') =>
   new AppError(401, 'INVALID_TOKEN', message);
+
+/** A route that exists, asked with a method it does not answer; `Allow` lists the ones it does. */
+export const methodNotAllowed = (allowed: string[]) =>
+  new AppError(405, 'METHOD_NOT_ALLOWED', `Use ${allowed.join(' or ')} for this route.`, undefined, { Allow: allowed.join(', ') });

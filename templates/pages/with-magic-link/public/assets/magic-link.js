@@ -1,6 +1,7 @@
 /**
- * /magic-link?token=: signs in with the mailed link once the person clicks Continue. The click
- * keeps mail scanners, which open links but do not press buttons, from using up the link.
+ * /magic-link?token=: signs in with the mailed link once the person clicks Continue, by posting the
+ * token. The click keeps mail scanners, which open links but do not press buttons, from using up
+ * the link.
  */
 import { api } from './api.js';
 import { finishSignIn, hideQuery } from './session.js';
@@ -12,7 +13,7 @@ const form = document.getElementById('magic-link-form');
 if (token) {
   hideQuery();
   onSubmit(form, async () => {
-    finishSignIn(await api(`/api/auth/magic-link/verify?${new URLSearchParams({ token })}`));
+    finishSignIn(await api('/api/auth/magic-link/verify', { body: { token } }));
   });
 } else {
   document.getElementById('magic-link-status').textContent = 'This page needs the link from your sign-in mail.';

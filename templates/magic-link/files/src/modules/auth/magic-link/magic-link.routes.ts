@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import type { AppContext } from '../../../context.js';
 import { afterResponse } from '../../../http/after-response.js';
+import { methodNotAllowed } from '../../../http/app-error.js';
 import { validate } from '../../../http/validate.js';
-import { sendMagicLinkBody, verifyMagicLinkQuery } from './magic-link.schemas.js';
+import { sendMagicLinkBody, verifyMagicLinkBody } from './magic-link.schemas.js';
 import { sendMagicLink, verifyMagicLink } from './magic-link.service.js';
 
 /** Passwordless sign-in: a single-use link mailed to the address. */
@@ -16,8 +17,14 @@ export function createMagicLinkRoutes(ctx: AppContext): Router {
     afterResponse(res, ctx.logger, () => sendMagicLink(ctx, email));
   });
 
-  router.get('/api/auth/magic-link/verify', async (req, res) => {
-    res.json(await verifyMagicLink(ctx, validate(verifyMagicLinkQuery, req.query).token));
+  router.post('/api/auth/magic-link/verify', ctx.rateLimit('magic-link-verify'), async (req, res) => {
+    res.json(await verifyMagicLink(ctx, validate(verifyMagicLinkBody, req.body).token));
+  });
+
+  // Mail scanners and link previews fetch links without anyone clicking: a GET must not use the
+  // token up, so it is refused before the token is even read.
+  router.get('/api/auth/magic-link/verify', () => {
+    throw methodNotAllowed(['POST']);
   });
 
   return router;

@@ -3,6 +3,6 @@ import { emailAddress } from '../email-address.js';
 
 export const sendMagicLinkBody = z.object({ email: emailAddress });
 
-export const verifyMagicLinkQuery = z.object({
+export const verifyMagicLinkBody = z.object({
   token: z.string({ error: 'token is required' }).trim().min(1, 'token is required').max(512),
 });
