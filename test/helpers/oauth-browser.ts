@@ -117,7 +117,20 @@ export async function signIn(options: { appUrl: string; frontEndUrl: string; pro
   return { ...(await fromProviderToApp(jar, start.location!, options.appUrl, options.frontEndUrl)), jar, authorizeUrl: start.location };
 }
 
-/** Posts the landing's one-time code to /api/auth/exchange. */
-export function exchange(appUrl: string, code: string) {
-  return call(appUrl, '/api/auth/exchange', { json: { code } });
+/**
+ * Posts the landing's one-time code to /api/auth/exchange, with the cookies of the browser that
+ * went through the callback (the code is bound to its cookie) and, for a flow started with a code
+ * challenge, the verifier.
+ */
+export function exchange(appUrl: string, code: string, jar?: CookieJar, codeVerifier?: string) {
+  const cookie = jar?.header(appUrl);
+  return call(appUrl, '/api/auth/exchange', { json: { code, ...(codeVerifier ? { codeVerifier } : {}) }, headers: cookie ? { cookie } : {} });
+}
+
+/** POST /api/auth/{provider}/link as a signed-in front end in the browser `jar`: the answer's cookie lands in that jar. */
+export async function requestLink(appUrl: string, provider: string, token: string, jar: CookieJar, body: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const target = `${appUrl}/api/auth/${provider}/link`;
+  const response = await fetch(target, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  jar.capture(target, response);
+  return { status: response.status, body: await response.json() };
 }
