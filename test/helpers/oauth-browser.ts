@@ -103,7 +103,8 @@ export async function openCallback(jar: CookieJar, callbackUrl: string, frontEnd
 /** Follows a sign-in from the provider's authorize URL back to the front end. */
 export async function fromProviderToApp(jar: CookieJar, authorizeUrl: string, appUrl: string, frontEndUrl: string): Promise<Landing> {
   const callback = await toCallback(jar, authorizeUrl);
-  if (callback.startsWith(frontEndUrl)) return landingOf(callback);
+  // (The front end may be the app itself, as with the built-in pages: its page is /auth/callback.)
+  if (callback.startsWith(`${frontEndUrl}/auth/callback?`)) return landingOf(callback);
   expect(callback.startsWith(appUrl), `callback ${callback} is not on the app`).toBe(true);
   return openCallback(jar, callback, frontEndUrl);
 }
@@ -113,7 +114,7 @@ export async function signIn(options: { appUrl: string; frontEndUrl: string; pro
   const jar = options.jar ?? new CookieJar();
   const start = await visit(jar, options.startUrl ?? `${options.appUrl}/api/auth/${options.provider}?${new URLSearchParams(options.query ?? {})}`);
   expect(start.status, start.body).toBe(302);
-  if (start.location!.startsWith(options.frontEndUrl)) return { ...landingOf(start.location!), jar };
+  if (start.location!.startsWith(`${options.frontEndUrl}/auth/callback?`)) return { ...landingOf(start.location!), jar };
   return { ...(await fromProviderToApp(jar, start.location!, options.appUrl, options.frontEndUrl)), jar, authorizeUrl: start.location };
 }
 
