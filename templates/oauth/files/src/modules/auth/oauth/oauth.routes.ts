@@ -45,15 +45,11 @@ function configuredCredentials(ctx: AppContext, provider: OAuthProvider): Client
  * provider it was made for.
  */
 async function linkingUser(ctx: AppContext, provider: OAuthProvider, req: Request, res: Response, ticket: string, challenge: string | undefined): Promise<string | undefined> {
-  let binding: Binding;
-  if (challenge) binding = { codeChallenge: challenge };
-  else {
-    const cookie = readOAuthCookie(req, ctx.config, LINK_COOKIE);
-    if (!cookie) return undefined;
-    clearOAuthCookie(res, ctx.config, LINK_COOKIE);
-    binding = { cookie };
-  }
-  return redeemLinkTicket(ctx, provider.id, ticket, binding);
+  if (challenge) return redeemLinkTicket(ctx, provider.id, ticket, { codeChallenge: challenge });
+  const cookie = readOAuthCookie(req, ctx.config, LINK_COOKIE);
+  if (!cookie) return undefined;
+  clearOAuthCookie(res, ctx.config, LINK_COOKIE);
+  return redeemLinkTicket(ctx, provider.id, ticket, { cookie });
 }
 
 /** GET /api/auth/{provider}: a 302 to the provider, with the flow in an encrypted cookie. */
@@ -64,7 +60,7 @@ function startSignIn(ctx: AppContext, provider: OAuthProvider): RequestHandler {
     const { code_challenge: challenge } = validate(startQuery, req.query);
     const ticket = typeof req.query.link === 'string' ? req.query.link : undefined;
     const linkUserId = ticket ? await linkingUser(ctx, provider, req, res, ticket, challenge) : undefined;
-    if (ticket && !linkUserId) return failSignIn(ctx, res, provider, 'invalid_state', 'link ticket unknown, used, expired, or not this browser\'s or provider\'s');
+    if (ticket && !linkUserId) return failSignIn(ctx, res, provider, 'invalid_state', 'link ticket unknown, used, expired, or bound to another browser or provider');
     const flow = {
       returnTo,
       ...(challenge ? { codeChallenge: challenge } : {}),
@@ -144,7 +140,7 @@ export function createOAuthRoutes(ctx: AppContext): Router {
         setOAuthCookie(res, ctx.config, LINK_COOKIE, cookie);
         query = { link: await createLinkTicket(ctx, userId, provider.id, { cookie }), returnTo };
       }
-      res.set('Cache-Control', 'no-store').json({ url: `${ctx.config.API_URL}${base}?${new URLSearchParams(query)}` });
+      res.json({ url: `${ctx.config.API_URL}${base}?${new URLSearchParams(query)}` });
     });
   }
 

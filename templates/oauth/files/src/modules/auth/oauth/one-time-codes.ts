@@ -47,11 +47,12 @@ export async function createExchangeCode(ctx: AppContext, userId: string, bindin
 export async function redeemExchangeCode(ctx: AppContext, code: string, binding: Binding): Promise<{ userId: string; pendingLink?: PendingLink } | undefined> {
   const userId = (await consumeOneTimeToken(ctx, EXCHANGE.purpose, boundKey(code, binding)))?.userId;
   if (!userId) return undefined;
+  // A sign-in's code is base64url; only a sealed link (a JWE) has dots.
   if (!code.includes('.')) return { userId };
   const sealed = await unseal(ctx.config, PENDING_LINK, code);
   if (typeof sealed?.provider !== 'string' || typeof sealed.providerAccountId !== 'string') return undefined;
-  const pendingLink = sealed as unknown as PendingLink;
-  return { userId, pendingLink: { provider: pendingLink.provider, providerAccountId: pendingLink.providerAccountId, type: pendingLink.type, email: pendingLink.email ?? null } };
+  const { provider, providerAccountId, type, email } = sealed as unknown as PendingLink;
+  return { userId, pendingLink: { provider, providerAccountId, type, email: email ?? null } };
 }
 
 /**
