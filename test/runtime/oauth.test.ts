@@ -74,7 +74,7 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
   it('signs in end to end, and the same identity signs in again as the same user', async () => {
     const user = person(provider);
     const first = await signInAs(provider, user, { query: { returnTo: '/welcome?tab=1' } });
-    expect(first.returnTo).toBe('/welcome?tab=1');
+    expect(first.returnTo, first.url.href).toBe('/welcome?tab=1');
     const signedIn = await exchangeOk(first);
     expect(signedIn).toMatchObject({ tokenType: 'Bearer', user: { email: user.email, emailVerified: verifies(provider), twoFactorEnabled: false } });
     expect(signedIn.user.name).toBeTruthy();
