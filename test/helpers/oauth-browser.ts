@@ -103,7 +103,8 @@ export async function openCallback(jar: CookieJar, callbackUrl: string, frontEnd
 /** Follows a sign-in from the provider's authorize URL back to the front end. */
 export async function fromProviderToApp(jar: CookieJar, authorizeUrl: string, appUrl: string, frontEndUrl: string): Promise<Landing> {
   const callback = await toCallback(jar, authorizeUrl);
-  if (callback.startsWith(frontEndUrl)) return landingOf(callback);
+  // (The front end may be the app itself, as with the built-in pages: its page is /auth/callback.)
+  if (callback.startsWith(`${frontEndUrl}/auth/callback?`)) return landingOf(callback);
   expect(callback.startsWith(appUrl), `callback ${callback} is not on the app`).toBe(true);
   return openCallback(jar, callback, frontEndUrl);
 }
@@ -113,11 +114,24 @@ export async function signIn(options: { appUrl: string; frontEndUrl: string; pro
   const jar = options.jar ?? new CookieJar();
   const start = await visit(jar, options.startUrl ?? `${options.appUrl}/api/auth/${options.provider}?${new URLSearchParams(options.query ?? {})}`);
   expect(start.status, start.body).toBe(302);
-  if (start.location!.startsWith(options.frontEndUrl)) return { ...landingOf(start.location!), jar };
+  if (start.location!.startsWith(`${options.frontEndUrl}/auth/callback?`)) return { ...landingOf(start.location!), jar };
   return { ...(await fromProviderToApp(jar, start.location!, options.appUrl, options.frontEndUrl)), jar, authorizeUrl: start.location };
 }
 
-/** Posts the landing's one-time code to /api/auth/exchange. */
-export function exchange(appUrl: string, code: string) {
-  return call(appUrl, '/api/auth/exchange', { json: { code } });
+/**
+ * Posts the landing's one-time code to /api/auth/exchange, with the cookies of the browser that
+ * went through the callback (the code is bound to its cookie) and, for a flow started with a code
+ * challenge, the verifier.
+ */
+export function exchange(appUrl: string, code: string, jar?: CookieJar, codeVerifier?: string) {
+  const cookie = jar?.header(appUrl);
+  return call(appUrl, '/api/auth/exchange', { json: { code, ...(codeVerifier ? { codeVerifier } : {}) }, headers: cookie ? { cookie } : {} });
+}
+
+/** POST /api/auth/{provider}/link as a signed-in front end in the browser `jar`: the answer's cookie lands in that jar. */
+export async function requestLink(appUrl: string, provider: string, token: string, jar: CookieJar, body: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const target = `${appUrl}/api/auth/${provider}/link`;
+  const response = await fetch(target, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  jar.capture(target, response);
+  return { status: response.status, body: await response.json() };
 }

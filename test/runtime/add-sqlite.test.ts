@@ -160,7 +160,7 @@ describe('add on a SQLite app made with --auth jwt --no-orgs, edited by its user
       await withApp(dir, { ...keycloakEnv, APP_URL: TEST_APP_URL }, async (app) => {
         const landing = await oauthSignIn({ appUrl: app.url, frontEndUrl: TEST_APP_URL, provider: 'keycloak' });
         expect(landing.error).toBeUndefined();
-        const exchanged = await exchange(app.url, landing.code!);
+        const exchanged = await exchange(app.url, landing.code!, landing.jar);
         expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
         expect(fake.authorizations('oidc').map((authorization) => authorization.redirectUri)).toEqual([`${app.url}/api/auth/keycloak/callback`]);
       });

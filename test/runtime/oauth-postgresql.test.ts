@@ -51,7 +51,7 @@ describe('oauth-postgresql fixture: the running server', () => {
     fake.nextUser(provider, user);
     const landing = await signIn({ appUrl: running.app.url, frontEndUrl: FRONT_END, provider });
     expect(landing.error, landing.url.href).toBeUndefined();
-    const reply = await exchange(running.app.url, landing.code!);
+    const reply = await exchange(running.app.url, landing.code!, landing.jar);
     expect(reply.status).toBe(200);
     return reply.body;
   }

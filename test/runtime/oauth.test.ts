@@ -10,7 +10,7 @@ import { call, startAppProcess, type AppProcess } from '../helpers/app-process.j
 import { PROVIDER_IDS, startFakeProviders, type FakeProviders, type FakeUser, type Fault, type ProviderId } from '../helpers/fake-oauth/index.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { tokenIssuedAgo } from '../helpers/old-token.js';
-import { CookieJar, exchange, openCallback, signIn, toCallback, visit, type Landing } from '../helpers/oauth-browser.js';
+import { CookieJar, exchange, openCallback, requestLink, signIn, toCallback, visit, type Landing } from '../helpers/oauth-browser.js';
 import { expectCleanLogs, TEST_APP_URL as FRONT_END, useRunningApp } from '../helpers/running-app.js';
 import { openSqlite } from '../helpers/sqlite-file.js';
 import { nextCode } from '../helpers/totp-codes.js';
@@ -43,14 +43,14 @@ function person(provider: ProviderId, fields: Partial<FakeUser> = {}): FakeUser 
   return { id: `${Date.now()}${counter}`, email: uniqueEmail(provider), emailVerified: true, name: `${provider} person ${counter}`, ...fields };
 }
 
-async function signInAs(provider: ProviderId, user: FakeUser, options: { query?: Record<string, string>; startUrl?: string; appUrl?: string } = {}) {
+async function signInAs(provider: ProviderId, user: FakeUser, options: { query?: Record<string, string>; startUrl?: string; appUrl?: string; jar?: CookieJar } = {}) {
   fake.nextUser(provider, user);
   return signIn({ appUrl: options.appUrl ?? url(), frontEndUrl: FRONT_END, provider, ...options });
 }
 
-async function exchangeOk(landing: Landing) {
+async function exchangeOk(landing: Landing & { jar: CookieJar }) {
   expect(landing.error, landing.url.href).toBeUndefined();
-  const reply = await exchange(url(), landing.code!);
+  const reply = await exchange(url(), landing.code!, landing.jar);
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   return reply.body;
 }
@@ -74,7 +74,7 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
   it('signs in end to end, and the same identity signs in again as the same user', async () => {
     const user = person(provider);
     const first = await signInAs(provider, user, { query: { returnTo: '/welcome?tab=1' } });
-    expect(first.returnTo).toBe('/welcome?tab=1');
+    expect(first.returnTo, first.url.href).toBe('/welcome?tab=1');
     const signedIn = await exchangeOk(first);
     expect(signedIn).toMatchObject({ tokenType: 'Bearer', user: { email: user.email, emailVerified: verifies(provider), twoFactorEnabled: false } });
     expect(signedIn.user.name).toBeTruthy();
@@ -140,7 +140,7 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
     const landing = await signInAs(provider, person(provider));
     await exchangeOk(landing);
     for (const code of [landing.code!, 'A'.repeat(43)]) {
-      const reply = await exchange(url(), code);
+      const reply = await exchange(url(), code, landing.jar);
       expect(reply.status).toBe(401);
       expect(reply.body.error.code).toBe('INVALID_TOKEN');
     }
@@ -206,7 +206,7 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
     const device = { secret: setup.body.secret as string, lastStep: -1 };
     expect((await call(url(), '/api/auth/2fa/enable', { token: first.token, json: { code: await nextCode(device) } })).status).toBe(200);
     const landing = await signInAs(provider, { ...user, firstLogin: false });
-    const answer = await exchange(url(), landing.code!);
+    const answer = await exchange(url(), landing.code!, landing.jar);
     expect(answer.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
     const verified = await call(url(), '/api/auth/2fa/verify', { json: { mfaToken: answer.body.mfaToken, code: await nextCode(device) } });
     expect(verified.status).toBe(200);
@@ -216,18 +216,20 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
   it('links to the signed-in user through /link; the identity of another user gives identity_in_use; unlinking removes it', async () => {
     const owner = await account(uniqueEmail(`${provider}-linker`), true);
     const them = person(provider, { email: uniqueEmail(`${provider}-elsewhere`) });
-    const link = await call(url(), `/api/auth/${provider}/link`, { token: owner.token, json: { returnTo: '/settings' } });
+    const browser = new CookieJar();
+    const link = await requestLink(url(), provider, owner.token, browser, { returnTo: '/settings' });
     expect(link.status).toBe(200);
     expect(link.body.url.startsWith(`${url()}/api/auth/${provider}?`)).toBe(true);
-    const linked = await signInAs(provider, them, { startUrl: link.body.url });
+    const linked = await signInAs(provider, them, { startUrl: link.body.url, jar: browser });
     expect(linked.returnTo).toBe('/settings');
     expect((await exchangeOk(linked)).user.id).toBe(owner.userId);
     // The link ticket works once.
-    expect((await signInAs(provider, them, { startUrl: link.body.url })).error).toBe('invalid_state');
+    expect((await signInAs(provider, them, { startUrl: link.body.url, jar: browser })).error).toBe('invalid_state');
 
     const other = await account(uniqueEmail(`${provider}-other`), true);
-    const second = await call(url(), `/api/auth/${provider}/link`, { token: other.token, json: {} });
-    expect((await signInAs(provider, them, { startUrl: second.body.url })).error).toBe('identity_in_use');
+    const otherBrowser = new CookieJar();
+    const second = await requestLink(url(), provider, other.token, otherBrowser);
+    expect((await signInAs(provider, them, { startUrl: second.body.url, jar: otherBrowser })).error).toBe('identity_in_use');
 
     const identities = (await call(url(), '/api/auth/identities', { token: owner.token })).body.identities as { id: string; provider: string }[];
     expect(identities.map((identity) => identity.provider)).toEqual([provider]);

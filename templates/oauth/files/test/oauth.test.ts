@@ -1,3 +1,4 @@
+import { calculatePKCECodeChallenge, randomPKCECodeVerifier } from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerList } from '../src/modules/auth/oauth/provider-list.js';
 import { createExchangeCode } from '../src/modules/auth/oauth/one-time-codes.js';
@@ -44,16 +45,35 @@ describe('the callback', () => {
 });
 
 describe('POST /api/auth/exchange', () => {
-  it('turns a code into a token response once, and refuses unknown codes', async () => {
+  it('turns a code into a token response once, only with the cookie the callback set, and refuses unknown codes', async () => {
     const { user } = await createUserWithToken(app);
-    const code = await createExchangeCode(app.context, user.id);
-    const first = await app.request('/api/auth/exchange', { method: 'POST', json: { code } });
-    expect(first.status).toBe(200);
-    expect((await first.json()).user.id).toBe(user.id);
-    for (const again of [code, 'unknown-code']) {
-      const refused = await app.request('/api/auth/exchange', { method: 'POST', json: { code: again } });
+    const code = await createExchangeCode(app.context, user.id, { cookie: 'browser-secret' });
+    const cookie = 'gatekit_oauth_exchange=browser-secret';
+    for (const other of [undefined, 'gatekit_oauth_exchange=another-browser']) {
+      const refused = await app.request('/api/auth/exchange', { method: 'POST', json: { code }, headers: other ? { cookie: other } : {} });
       expect(refused.status).toBe(401);
       expect((await refused.json()).error.code).toBe('INVALID_TOKEN');
     }
+    const first = await app.request('/api/auth/exchange', { method: 'POST', json: { code }, headers: { cookie } });
+    expect(first.status).toBe(200);
+    expect((await first.json()).user.id).toBe(user.id);
+    for (const again of [code, 'unknown-code']) {
+      const refused = await app.request('/api/auth/exchange', { method: 'POST', json: { code: again }, headers: { cookie } });
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error.code).toBe('INVALID_TOKEN');
+    }
+  });
+
+  it('binds a code to the verifier of its code challenge instead, for a front end on another site', async () => {
+    const { user } = await createUserWithToken(app);
+    const verifier = randomPKCECodeVerifier();
+    const code = await createExchangeCode(app.context, user.id, { codeChallenge: await calculatePKCECodeChallenge(verifier) });
+    for (const body of [{ code }, { code, codeVerifier: randomPKCECodeVerifier() }]) {
+      const refused = await app.request('/api/auth/exchange', { method: 'POST', json: body });
+      expect(refused.status).toBe(401);
+    }
+    const exchanged = await app.request('/api/auth/exchange', { method: 'POST', json: { code, codeVerifier: verifier } });
+    expect(exchanged.status).toBe(200);
+    expect((await exchanged.json()).user.id).toBe(user.id);
   });
 });

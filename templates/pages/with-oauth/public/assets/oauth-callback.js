@@ -1,6 +1,7 @@
 /**
  * /auth/callback: where the API sends the browser after a provider. ?code= is a one-time code,
- * posted to /api/auth/exchange for this app's token; ?error= is a failure code, said in words.
+ * posted to /api/auth/exchange for this app's token (the callback bound it to this browser with a
+ * cookie that the same-origin request carries); ?error= is a failure code, said in words.
  */
 import { api } from './api.js';
 import { finishSignIn, hideQuery, safePath } from './session.js';
@@ -33,5 +34,6 @@ if (code) {
   }
 } else {
   document.getElementById('callback-title').textContent = 'Sign-in failed';
-  alert.textContent = FAILURES[error] ?? 'The sign-in did not complete. Start again from the sign-in page.';
+  // Only the codes above have their own words: any other value (even __proto__) gets the generic one.
+  alert.textContent = Object.hasOwn(FAILURES, error ?? '') ? FAILURES[error] : 'The sign-in did not complete. Start again from the sign-in page.';
 }

@@ -1,12 +1,15 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../../context.js';
+import type { User } from '../../../generated/prisma/client.js';
 import { linkIdentity, signInWithIdentity, type IdentityResult } from '../identities/identity-sign-in.js';
+import { randomToken } from '../one-time-tokens.js';
 import type { ProviderProfile } from '../identities/provider-profile.js';
 import { clearFlowCookie, readFlowCookie, type OAuthFlow } from './flow-cookie.js';
 import type { CallbackParams, ClientCredentials, OAuthProvider } from './oauth-provider.js';
 import { oauth2Strategy } from './oauth2-strategy.js';
 import { oidcStrategy } from './oidc-strategy.js';
-import { createExchangeCode, markStateUsed } from './one-time-codes.js';
+import { EXCHANGE_COOKIE, setOAuthCookie } from './oauth-cookies.js';
+import { createExchangeCode, finishLinkFlow, markStateUsed, type Binding, type PendingLink } from './one-time-codes.js';
 import { ProviderError, type OAuthErrorCode } from './provider-error.js';
 
 /** The front end's callback page gets either a one-time code or an error code, never more. */
@@ -31,16 +34,39 @@ function finishWith(ctx: AppContext, provider: OAuthProvider, credentials: Clien
     : oauth2Strategy.finish(ctx.config, provider, credentials, flow, params);
 }
 
-async function accountFor(ctx: AppContext, profile: ProviderProfile, flow: OAuthFlow): Promise<IdentityResult> {
+type Outcome = IdentityResult | { user: User; pendingLink: PendingLink };
+
+/**
+ * The account rules for this flow. A link bound to a code challenge is only checked here: its
+ * identity is attached at the exchange, by the front end that holds the verifier.
+ */
+async function accountFor(ctx: AppContext, profile: ProviderProfile, flow: OAuthFlow): Promise<Outcome> {
   if (!flow.linkUserId) return signInWithIdentity(ctx, profile);
   const user = await ctx.prisma.user.findUnique({ where: { id: flow.linkUserId } });
-  return user ? linkIdentity(ctx, profile, user) : { refused: 'identity_in_use' };
+  if (!user) return { refused: 'identity_in_use' };
+  if (!flow.codeChallenge) return linkIdentity(ctx, profile, user);
+  const owner = await ctx.prisma.account.findUnique({ where: { provider_providerAccountId: { provider: profile.provider, providerAccountId: profile.providerAccountId } } });
+  if (owner && owner.userId !== user.id) return { refused: 'identity_in_use' };
+  if (owner) return { user };
+  const { provider, providerAccountId, type, email } = profile;
+  return { user, pendingLink: { provider, providerAccountId, type, email } };
 }
 
 /**
- * The callback of CONTRACT B.6: the state must be the cookie's and for this provider, both used
- * once; then the code is redeemed, the profile read, the account rules applied, and the browser
- * sent to the front end with a one-time code.
+ * Binds the exchange code to this browser: to the flow's code challenge when the front end sent
+ * one, else to a random secret in an httpOnly cookie that only POST /api/auth/exchange receives.
+ */
+function bindToBrowser(ctx: AppContext, res: Response, flow: OAuthFlow): Binding {
+  if (flow.codeChallenge) return { codeChallenge: flow.codeChallenge };
+  const cookie = randomToken();
+  setOAuthCookie(res, ctx.config, EXCHANGE_COOKIE, cookie);
+  return { cookie };
+}
+
+/**
+ * The callback: the state must be the cookie's and for this provider, both used once (and a link
+ * flow not ended by a revocation since); then the code is redeemed, the profile read, the account
+ * rules applied, and the browser sent to the front end with a one-time code bound to it.
  */
 export async function handleCallback(ctx: AppContext, provider: OAuthProvider, req: Request, res: Response): Promise<void> {
   const params = callbackParams(req.query);
@@ -50,6 +76,10 @@ export async function handleCallback(ctx: AppContext, provider: OAuthProvider, r
     return failSignIn(ctx, res, provider, 'invalid_state', flow ? 'state or provider does not match the cookie' : 'no flow cookie');
   }
   if (!(await markStateUsed(ctx, flow.state))) return failSignIn(ctx, res, provider, 'invalid_state', 'state used before');
+  // Revoking all of the user's tokens since the link started (a password change, logout everywhere) ended it.
+  if (flow.linkUserId && !(flow.linkFlow && (await finishLinkFlow(ctx, flow.linkFlow, flow.linkUserId)))) {
+    return failSignIn(ctx, res, provider, 'invalid_state', 'the link flow was ended by a revocation');
+  }
   if (params.error) {
     const cancelled = params.error === 'access_denied';
     return failSignIn(ctx, res, provider, cancelled ? 'access_denied' : 'provider_error', `the provider answered ${params.error.slice(0, 64).replace(/[^\w.-]/g, '?')}`);
@@ -65,5 +95,6 @@ export async function handleCallback(ctx: AppContext, provider: OAuthProvider, r
   }
   const result = await accountFor(ctx, profile, flow);
   if ('refused' in result) return failSignIn(ctx, res, provider, result.refused, `identity ${profile.provider} refused`);
-  redirectToApp(ctx, res, { code: await createExchangeCode(ctx, result.user.id), returnTo: flow.returnTo });
+  const code = await createExchangeCode(ctx, result.user.id, bindToBrowser(ctx, res, flow), 'pendingLink' in result ? result.pendingLink : undefined);
+  redirectToApp(ctx, res, { code, returnTo: flow.returnTo });
 }
