@@ -19,9 +19,11 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - takeOver: (db, userId) => void, when the first mailbox proof takes a provisional account over (remove what was set up before);
  * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed;
  * - signInMethods: (db, userId) => boolean, whether the user can sign in this way (for unlinking the last one);
- * - oauthProviders: the provider descriptions the shared OAuth module serves.
+ * - oauthProviders: the provider descriptions the shared OAuth module serves;
+ * - expiredRows: (db, now) => { count }, deletes the module's rows that expired or were used up (tokens, challenges, sessions),
+ *   at start-up and every few minutes (src/db/expired-rows.ts).
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'deferredSteps', 'signInMethods', 'oauthProviders'] as const;
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'deferredSteps', 'signInMethods', 'oauthProviders', 'expiredRows'] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
