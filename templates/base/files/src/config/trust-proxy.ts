@@ -14,7 +14,9 @@ const WHAT_TO_SET =
 
 /** ::ffff:10.0.0.1, however it is written (URL prints IPv6 addresses in their short form). */
 function isIPv4Mapped(address: string): boolean {
-  return /^\[::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}\]$/.test(new URL(`http://[${address}]/`).hostname);
+  // URL.canParse is false for an address with a zone (fe80::1%eth0), which is never IPv4-mapped.
+  const url = `http://[${address}]/`;
+  return URL.canParse(url) && /^\[::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}\]$/.test(new URL(url).hostname);
 }
 
 /** Why an entry cannot be trusted, or undefined when it names proxies. */
