@@ -3,6 +3,7 @@
  * bad encodings and odd headers, from a seeded generator so that a failure can be replayed
  * (GATEKIT_FUZZ_SEED).
  */
+import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 
 /** mulberry32: a small, fast, seedable generator. */
@@ -58,6 +59,26 @@ const STRINGS = [
   '🦄'.repeat(40),
   'null',
 ];
+
+export interface FuzzAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** Sends a request exactly as made (node:http: fetch would fix the path and drop some headers). */
+export function sendFuzzRequest(baseUrl: string, request: FuzzRequest): Promise<FuzzAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ hostname, port, method: request.method, path: request.path, headers: { ...request.headers, connection: 'close' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(request.body);
+  });
+}
 
 export function createFuzzer(seed: number) {
   const random = seededRandom(seed);
@@ -121,7 +142,7 @@ export function createFuzzer(seed: number) {
   function randomSegment(realIds: string[]): string {
     const choice = int(8);
     if (choice === 0 && realIds.length) return pick(realIds);
-    if (choice === 1) return pick(['%ZZ', '%', '%E0%A4%A', '%00', '%2F..%2F', '%C0%AF']);
+    if (choice === 1) return pick(['%ZZ', '%', '%E0%A4%A', '%00', '%2F..%2F', '%C0%AF', 'a%00b', '%0A', '%0d%0a', '%1F', '%7F', '%E2%80%AE']);
     if (choice === 2) return 'x'.repeat(1 + int(3000));
     if (choice === 3) return encodeURIComponent(randomString().replace(/[\ud800-\udfff]/g, '?')).slice(0, 2000) || 'a';
     return Math.random().toString(36).slice(2);

@@ -3,13 +3,12 @@
  * process survives any request, and a client mistake is never a 5xx). Seeded: a failure names the
  * seed and the request, and GATEKIT_FUZZ_SEED=<seed> replays the same sequence.
  */
-import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../helpers/accounts.js';
 import { call } from '../helpers/app-process.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
-import { createFuzzer, type FuzzRequest, type Route } from '../helpers/fuzz-requests.js';
+import { createFuzzer, sendFuzzRequest as send, type Route } from '../helpers/fuzz-requests.js';
 import { expectCleanLogs, useRunningApp } from '../helpers/running-app.js';
 
 const REQUESTS = 3000;
@@ -22,25 +21,6 @@ beforeAll(async () => {
   fixture = await sharedFixture('full');
 });
 const running = useRunningApp({ fixture: () => fixture, databaseUrl: () => copyOfDevDatabase(fixture, 'fuzz') });
-
-interface Answer {
-  status: number;
-  contentType: string;
-  body: string;
-}
-
-function send(baseUrl: string, request: FuzzRequest): Promise<Answer> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname, port, method: request.method, path: request.path, headers: { ...request.headers, connection: 'close' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(request.body);
-  });
-}
 
 function sendRaw(baseUrl: string, text: string): Promise<string> {
   return new Promise((resolve, reject) => {

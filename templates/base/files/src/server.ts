@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createApp, type App } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { startExpiredRowCleanup, type ExpiredRowCleanup } from './db/expired-rows.js';
 import { answerClientError } from './http/client-error.js';
 
 /** A configuration problem stops the process with a message naming the variable, before any port opens. */
@@ -21,8 +22,11 @@ async function start(): Promise<App> {
 const { app, context, close } = await start();
 const { config, logger } = context;
 
+let cleanup: ExpiredRowCleanup | undefined;
 const server: Server = app.listen(config.PORT, config.HOST, () => {
   logger.info({ port: config.PORT, host: config.HOST, url: config.API_URL }, 'server listening');
+  // Expired tokens, challenges and sessions are deleted now and every few minutes.
+  cleanup = startExpiredRowCleanup(context);
 });
 server.on('clientError', answerClientError);
 server.on('error', (error) => {
@@ -31,15 +35,17 @@ server.on('error', (error) => {
 });
 
 /**
- * Closes the database, Redis and SMTP connections, then exits 0. A pool that does not close within
- * 5 s (a frozen database never acknowledges) makes it exit 1, saying so.
+ * Stops the cleanup of expired rows, closes the database, Redis and SMTP connections, then exits 0.
+ * A pool that does not close within 5 s (a frozen database never acknowledges) makes it exit 1,
+ * saying so.
  */
 function closeAndExit(): void {
   setTimeout(() => {
     logger.error('connections did not close within 5 s');
     process.exit(1);
   }, 5000).unref();
-  close()
+  Promise.resolve(cleanup?.stop())
+    .then(close)
     .then(() => {
       logger.info('stopped');
       process.exit(0);

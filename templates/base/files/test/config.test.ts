@@ -33,6 +33,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...valid, TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('refuses TRUST_PROXY values that trust every client: a large hop count, 0.0.0.0/0, ::/0, wide subnets', () => {
+    expect(loadConfig({ ...valid, TRUST_PROXY: '5' }).TRUST_PROXY).toBe(5);
+    expect(loadConfig({ ...valid, TRUST_PROXY: 'loopback, linklocal, uniquelocal' }).TRUST_PROXY).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(loadConfig({ ...valid, TRUST_PROXY: '::ffff:10.0.0.0/104, fd00::/16' }).TRUST_PROXY).toEqual(['::ffff:10.0.0.0/104', 'fd00::/16']);
+    for (const value of ['6', '99', '0.0.0.0/0', '::/0', '0.0.0.0/1,128.0.0.0/1', '10.0.0.0/7', '2000::/3', '::ffff:0.0.0.0/96']) {
+      expect(() => loadConfig({ ...valid, TRUST_PROXY: value }), value).toThrow(/TRUST_PROXY: .*(at most 5)/);
+    }
+  });
+
   it('needs REAUTH_MAX_AGE_MINUTES of at least 1', () => {
     expect(loadConfig(valid).REAUTH_MAX_AGE_MINUTES).toBe(15);
     expect(() => loadConfig({ ...valid, REAUTH_MAX_AGE_MINUTES: '0' })).toThrow(/REAUTH_MAX_AGE_MINUTES/);

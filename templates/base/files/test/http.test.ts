@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validate } from '../src/http/validate.js';
+import { emailAddress } from '../src/modules/auth/email-address.js';
 import { hostedServices, oauthProviders, signInMethods } from '../src/modules/auth/providers.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 
@@ -99,6 +100,21 @@ describe('client mistakes are 4xx in the error shape, never 500', () => {
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
+  });
+
+  it('answers a control character in a path (a NUL, a line break) with 404 before any route reads it', async () => {
+    for (const path of ['/api/auth/me%00', '/api/auth/%00/x', '/api/organizations/%0a', '/x%7F', '/api/auth/identities/%1f']) {
+      const response = await app.request(path, { method: 'GET' });
+      expect(response.status, path).toBe(404);
+      expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    }
+  });
+
+  it('refuses an email whose lowercasing turns a non-ASCII character into ASCII (Kelvin sign, dotted capital I)', () => {
+    expect(emailAddress.parse('  Kate@Example.COM ')).toBe('kate@example.com');
+    for (const value of ['\u212Aate@example.com', '\u0130nes@example.com', 'kate@\u212A.example.com']) {
+      expect(emailAddress.safeParse(value).success, value).toBe(false);
+    }
   });
 
   it('validates a deeply nested body without overflowing the stack', () => {

@@ -209,7 +209,8 @@ export async function acceptInvite(ctx: AppContext, user: User, token: string): 
     }
     const unusable = unusableReason(invite);
     if (unusable) throw unusable;
-    if (invite.email !== user.email.toLowerCase()) throw emailMismatch();
+    // Both addresses went through the same normalizer (src/modules/auth/email-address.ts): compared as stored, never folded again.
+    if (invite.email !== user.email) throw emailMismatch();
     const member = await claimInvite(ctx, invite, user);
     if (member) return accepted(invite.organization, member);
     // The invite changed between reading and claiming it (accepted, revoked or resent): look again.

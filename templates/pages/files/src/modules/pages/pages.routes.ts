@@ -34,11 +34,13 @@ export function listPages(dir = PUBLIC_DIR): Page[] {
 /**
  * Sends a file of public/. Pages and assets are revalidated on every use (no-cache, with ETag), so
  * a deploy shows at once; they hold no secrets, unlike /api answers, which are never stored.
+ * A path that names a folder (/assets/., /assets/x/..) or leaves public/ is no file: 404.
  */
 function sendPublicFile(res: Response, next: NextFunction, file: string): void {
-  res.sendFile(file, { root: PUBLIC_DIR, cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (error?: Error & { status?: number }) => {
+  res.sendFile(file, { root: PUBLIC_DIR, index: false, cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (error?: Error & { status?: number; code?: string }) => {
     if (!error || res.headersSent) return;
-    next(error.status !== undefined && error.status < 500 ? notFound('No such file.') : error);
+    const noFile = error.code === 'EISDIR' || (error.status !== undefined && error.status < 500);
+    next(noFile ? notFound('No such file.') : error);
   });
 }
 
@@ -53,7 +55,13 @@ export function createPageRoutes(_ctx: AppContext): Router {
     router.get(page.path, (_req, res, next) => sendPublicFile(res, next, page.file));
   }
   router.get('/assets/*file', (req, res, next) => {
-    sendPublicFile(res, next, `assets/${(req.params.file as string[]).join('/')}`);
+    // Each segment is a plain name: never . or .., nor one that hides a slash (%2F).
+    const segments = req.params.file as string[];
+    if (segments.some((segment) => segment === '.' || segment === '..' || /[/\\]/.test(segment))) {
+      next(notFound('No such file.'));
+      return;
+    }
+    sendPublicFile(res, next, `assets/${segments.join('/')}`);
   });
   return router;
 }
