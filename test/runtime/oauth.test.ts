@@ -12,7 +12,7 @@ import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpe
 import { tokenIssuedAgo } from '../helpers/old-token.js';
 import { CookieJar, exchange, openCallback, requestLink, signIn, toCallback, visit, type Landing } from '../helpers/oauth-browser.js';
 import { expectCleanLogs, TEST_APP_URL as FRONT_END, useRunningApp } from '../helpers/running-app.js';
-import { openSqlite } from '../helpers/sqlite-file.js';
+import { countRows } from '../helpers/sqlite-file.js';
 import { nextCode } from '../helpers/totp-codes.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -55,14 +55,7 @@ async function exchangeOk(landing: Landing & { jar: CookieJar }) {
   return reply.body;
 }
 
-function count(sql: string, ...params: unknown[]): number {
-  const db = openSqlite(running.databaseUrl, { readonly: true });
-  try {
-    return (db.prepare(sql).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
+const count = (sql: string, ...params: unknown[]): number => countRows(running.databaseUrl, sql, ...params);
 const usersWith = (email: string) => count('SELECT count(*) AS n FROM User WHERE email = ?', email);
 const identitiesWith = (email: string) => count('SELECT count(*) AS n FROM Account WHERE email = ?', email);
 const identitiesOf = (provider: string) => count('SELECT count(*) AS n FROM Account WHERE provider = ?', provider);

@@ -16,7 +16,7 @@ import { startFakeProviders, type FakeProviders, type FakeUser } from '../helper
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { CookieJar, exchange, fromProviderToApp, requestLink, signIn, visit } from '../helpers/oauth-browser.js';
 import { useRunningApp } from '../helpers/running-app.js';
-import { openSqlite } from '../helpers/sqlite-file.js';
+import { countRows } from '../helpers/sqlite-file.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -50,14 +50,7 @@ function person(fields: Partial<FakeUser> = {}): FakeUser {
 }
 const account = (): Promise<Account> => register(running, { email: uniqueEmail('csrf'), password: PASSWORD });
 
-function count(sql: string, ...params: unknown[]): number {
-  const db = openSqlite(running.databaseUrl, { readonly: true });
-  try {
-    return (db.prepare(sql).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
+const count = (sql: string, ...params: unknown[]): number => countRows(running.databaseUrl, sql, ...params);
 const identitiesOf = (userId: string) => count('SELECT count(*) AS n FROM Account WHERE userId = ?', userId);
 const identityCount = (providerAccountId: string) => count('SELECT count(*) AS n FROM Account WHERE providerAccountId = ?', providerAccountId);
 

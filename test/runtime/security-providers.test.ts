@@ -13,7 +13,7 @@ import { HUGE_ANSWER_BYTES } from '../helpers/fake-oauth/http.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { CookieJar, exchange, openCallback, signIn, toCallback, visit, type Landing } from '../helpers/oauth-browser.js';
 import { TEST_APP_URL as FRONT_END, useRunningApp } from '../helpers/running-app.js';
-import { openSqlite } from '../helpers/sqlite-file.js';
+import { countRows } from '../helpers/sqlite-file.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -35,7 +35,7 @@ function person(provider: ProviderId, fields: Partial<FakeUser> = {}): FakeUser 
   return { id: `${Date.now()}${counter}`, email: uniqueEmail(provider), emailVerified: true, name: `${provider} person ${counter}`, ...fields };
 }
 
-function signInAs(appUrl: string, provider: ProviderId, user: FakeUser): Promise<Landing> {
+function signInAs(appUrl: string, provider: ProviderId, user: FakeUser): Promise<Landing & { jar: CookieJar }> {
   fake.nextUser(provider, user);
   return signIn({ appUrl, frontEndUrl: FRONT_END, provider });
 }
@@ -50,14 +50,7 @@ async function withApp<T>(extra: Record<string, string>, use: (app: AppProcess) 
   }
 }
 
-function count(sql: string, ...params: unknown[]): number {
-  const db = openSqlite(running.databaseUrl, { readonly: true });
-  try {
-    return (db.prepare(sql).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
+const count = (sql: string, ...params: unknown[]): number => countRows(running.databaseUrl, sql, ...params);
 const usersWith = (email: string) => count('SELECT count(*) AS n FROM User WHERE email = ?', email);
 const identitiesOf = (userId: string) => count('SELECT count(*) AS n FROM Account WHERE userId = ?', userId);
 const requestsTo = (provider: ProviderId, endpoint: RecordedRequest['endpoint']) => fake.requests(provider).filter((record) => record.endpoint === endpoint);
@@ -152,7 +145,7 @@ describe('finding 9c: an email counts as verified only by the claim of the sourc
   it('when userinfo itself says the address is verified, it links as before', async () => {
     const owner = await register(running, { email: uniqueEmail('owner-split'), password: PASSWORD, verified: true });
     const landing = await signInAs(running.app.url, 'oidc', person('oidc', { email: owner.email, emailVerified: true, emailClaimsSplit: true }));
-    const reply = await exchange(running.app.url, landing.code!);
+    const reply = await exchange(running.app.url, landing.code!, landing.jar);
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body.user.id).toBe(owner.userId);
   });
