@@ -154,8 +154,9 @@ export interface LoadedModule {
   source: string;
 }
 
-function formatIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+/** A zod error on one line: each problem as `path: message` (a problem of the whole object: its message). */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 
@@ -34,8 +34,5 @@ export function precompileTemplates(templatesDir: string): Record<string, string
 }
 
 export function writePrecompiledTemplates(templatesDir: string, outDir: string): void {
-  const target = path.join(outDir, PRECOMPILED_FILE);
-  // Renamed into place: a test suite may be starting the CLI while the build runs.
-  writeFileSync(`${target}.tmp`, JSON.stringify(precompileTemplates(templatesDir)));
-  renameSync(`${target}.tmp`, target);
+  writeFileSync(path.join(outDir, PRECOMPILED_FILE), JSON.stringify(precompileTemplates(templatesDir)));
 }

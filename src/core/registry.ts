@@ -89,8 +89,3 @@ export function loadBuiltinModules(): LoadedModule[] {
 export function packsUsedBy(modules: LoadedModule[], registry: ModuleRegistry): PackRef[] {
   return registry.packs.filter((pack) => modules.some((module) => module.source === pack.spec));
 }
-
-/** Feature modules with their own on/off flag (--orgs / --no-orgs), in registry order. */
-export function flaggedModules(registry: ModuleRegistry): LoadedModule[] {
-  return [...registry.modules.values()].filter((module) => module.manifest.flag !== undefined);
-}
