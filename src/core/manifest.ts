@@ -31,7 +31,7 @@ const envVarSchema = z.object({
   comment: z.string().min(1),
   /** Value shown in .env.example; an object gives one value per database. */
   example: z.union([z.string(), z.partialRecord(z.enum(DATABASES), z.string())]).default(''),
-  /** Value written to the development .env; defaults to the example. "secret" generates 256 random bits. */
+  /** Value written to the development .env; defaults to the example. "<secret>" writes a fresh random 384-bit value (base64url). */
   dev: z.union([z.string(), z.literal('<secret>')]).optional(),
 });
 
