@@ -5,6 +5,7 @@ import type { FileTree } from './file-tree.js';
 import { hashTrackedFiles } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
 import type { PackRef } from './packs.js';
+import { moduleSummary } from './registry.js';
 import { GENERATOR_VERSION } from './version.js';
 
 export interface GatekitJsonInput {
@@ -29,7 +30,7 @@ export function composeGatekitJson(input: GatekitJsonInput): string {
     database: choices.db,
     packageManager: choices.pm,
     choices: input.moduleChoices,
-    modules: input.modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
+    modules: input.modules.map(moduleSummary),
     command: input.command,
     packs: input.packs,
     files: hashTrackedFiles(input.tree),
