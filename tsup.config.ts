@@ -1,13 +1,12 @@
 import { defineConfig } from 'tsup';
 import { writePrecompiledTemplates } from './src/core/precompiled-templates.js';
 
-export default defineConfig({
+export default defineConfig((options) => ({
   entry: { cli: 'src/cli/main.ts', index: 'src/index.ts' },
   format: 'esm',
   target: 'node20',
   platform: 'node',
-  // Never empty dist/ first: a suite running in parallel may be starting the CLI right now.
-  clean: false,
+  clean: true,
   sourcemap: true,
   // Bundling the few runtime dependencies into dist/ saves a third of every run's CPU time
   // (measured: 0.23 s against 0.36 s). @clack/prompts stays a separate chunk, loaded only when
@@ -17,6 +16,6 @@ export default defineConfig({
   // from the pack's own devDependencies; better-sqlite3 is native and cannot be bundled.
   external: ['@prisma/schema-engine-wasm', '@prisma/driver-adapter-utils', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg', 'better-sqlite3', 'pg'],
   // The built-in templates, precompiled, next to the CLI (src/core/precompiled-templates.ts).
-  onSuccess: async () => writePrecompiledTemplates('templates', 'dist'),
+  onSuccess: async () => writePrecompiledTemplates('templates', options.outDir ?? 'dist'),
   banner: { js: "import { createRequire as __gatekitCreateRequire } from 'node:module'; const require = __gatekitCreateRequire(import.meta.url);" },
-});
+}));

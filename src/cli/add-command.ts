@@ -3,7 +3,7 @@ import { readAppMetadata } from '../core/app-metadata.js';
 import { applyChanges } from '../core/apply-changes.js';
 import { UsageError } from '../core/errors.js';
 import { addableModules, planAdd, type AddPlan, type ChangeKind } from '../core/plan-add.js';
-import type { ModuleRegistry } from '../core/registry.js';
+import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { installAndMigrate } from './project-steps.js';
 import type { Reporter } from './reporter.js';
 import { isTerminal } from './terminal.js';
@@ -50,7 +50,7 @@ function summary(plan: AddPlan, dryRun: boolean, installed: boolean) {
   return {
     directory: plan.appDir,
     dryRun,
-    added: plan.added.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
+    added: plan.added.map(moduleSummary),
     files: plan.changes.map((change) => ({ path: change.file, change: change.kind, ...(change.proposalFile ? { proposal: change.proposalFile, action: change.action } : {}) })),
     migration: plan.migration?.file ?? null,
     env: plan.envAdded,

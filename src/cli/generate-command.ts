@@ -3,7 +3,8 @@ import path from 'node:path';
 import { mergeChoices, overlayChoices, readConfigFile, type Choices } from '../core/choices.js';
 import { UsageError } from '../core/errors.js';
 import { generateProject, type GeneratedProject } from '../core/generate-project.js';
-import { flaggedModules, type ModuleRegistry } from '../core/registry.js';
+import { flaggedModules } from '../core/choosable-modules.js';
+import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { CURRENT_RELEASE } from '../core/releases.js';
 import { refuseLinksOutside } from '../core/links.js';
 import { checkTarget, isEmptyDirectory, writeTree } from '../core/write-tree.js';
@@ -45,7 +46,7 @@ function summary(directory: string, project: GeneratedProject, dryRun: boolean, 
     dryRun,
     templateVersion: choices.templateVersion,
     database: choices.db,
-    modules: project.modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
+    modules: project.modules.map(moduleSummary),
     files: project.tree.entries().map(([file, content]) => ({ path: file, bytes: Buffer.byteLength(content) })),
     installed: !dryRun && choices.install,
     nextSteps: project.nextSteps,

@@ -1,5 +1,6 @@
+import { choosableModules } from '../core/choosable-modules.js';
 import type { ModuleRegistry } from '../core/registry.js';
-import { compareTags, CURRENT_RELEASE, isAvailableAt } from '../core/releases.js';
+import { compareTags, CURRENT_RELEASE } from '../core/releases.js';
 import { CATEGORIES } from '../core/manifest.js';
 import { checkTemplateVersion } from '../core/resolve-selection.js';
 import type { Reporter } from './reporter.js';
@@ -12,8 +13,7 @@ export interface ListFlags {
 /** Every selectable module (not the always-present base, nor internal building blocks) with its category and tag. */
 export function listModules(registry: ModuleRegistry, templateVersion: string = CURRENT_RELEASE) {
   checkTemplateVersion(templateVersion);
-  return [...registry.modules.values()]
-    .filter(({ manifest }) => manifest.category !== 'base' && !manifest.internal && isAvailableAt(manifest.tag, templateVersion))
+  return choosableModules(registry, { templateVersion })
     .sort(
       (a, b) =>
         CATEGORIES.indexOf(a.manifest.category) - CATEGORIES.indexOf(b.manifest.category) ||

@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mergeChoices, type Choices } from '../core/choices.js';
+import { choicesSelecting, supportsDatabase } from '../core/choosable-modules.js';
 import { ManifestError, StepError } from '../core/errors.js';
 import { generateProject } from '../core/generate-project.js';
 import type { LoadedModule } from '../core/manifest.js';
 import { resolvePack } from '../core/packs.js';
 import { createRegistry, loadBuiltinModules, loadPack, type ModuleRegistry } from '../core/registry.js';
-import { supportsDatabase } from '../core/resolve-selection.js';
+import { CURRENT_RELEASE } from '../core/releases.js';
 import { writeTree } from '../core/write-tree.js';
 import type { Reporter } from './reporter.js';
 
@@ -23,16 +24,12 @@ export const ENGINE_PACKAGES = ['@prisma/schema-engine-wasm', '@prisma/driver-ad
 
 const SAMPLE_DATABASES = ['sqlite', 'postgresql'] as const;
 
-/** The smallest app that shows a module: base, password sign-in, the module, no optional features. */
-function sampleChoices(modules: LoadedModule[], db: Choices['db']): Choices {
-  const of = (category: string) => modules.filter((module) => module.manifest.category === category).map((module) => module.manifest.id);
-  const features = modules.filter((module) => module.manifest.category === 'module');
+/** The smallest app that shows the modules: base, password sign-in, the modules, no other optional feature. */
+function sampleChoices(registry: ModuleRegistry, modules: LoadedModule[], db: Choices['db']): Choices {
+  const chosen = choicesSelecting(modules, registry, CURRENT_RELEASE);
   return mergeChoices({
-    auth: ['jwt', ...of('direct').filter((id) => id !== 'jwt')],
-    oauth: of('oauth'),
-    hosted: of('hosted'),
-    modules: features.filter((module) => !module.manifest.flag).map((module) => module.manifest.id),
-    toggles: { orgs: false, pages: false, ...Object.fromEntries(features.filter((module) => module.manifest.flag).map((module) => [module.manifest.id, true])) },
+    ...chosen,
+    auth: ['jwt', ...chosen.auth.filter((id) => id !== 'jwt')],
     db,
     pm: 'npm',
     install: false,
@@ -45,7 +42,7 @@ function renderSamples(registry: ModuleRegistry, modules: LoadedModule[], report
     const databases = SAMPLE_DATABASES.filter((db) => supportsDatabase(module, db));
     if (databases.length === 0) throw new ManifestError(`Module '${module.manifest.id}' (${module.dir}) has a schema but no migrations/sqlite.sql or migrations/postgresql.sql.`);
     for (const db of databases) {
-      const project = generateProject({ projectName: 'pack-sample', choices: sampleChoices([module], db), registry });
+      const project = generateProject({ projectName: 'pack-sample', choices: sampleChoices(registry, [module], db), registry });
       const leftovers = project.tree.entries().filter(([file, content]) => file.endsWith('.ts') && content.includes('{{'));
       if (leftovers.length > 0) throw new ManifestError(`Rendering '${module.manifest.id}' left Handlebars syntax in ${leftovers.map(([file]) => file).join(', ')}.`);
     }
@@ -102,7 +99,7 @@ function npm(cwd: string, args: string[], step: string): string {
 function checkSampleApp(registry: ModuleRegistry, modules: LoadedModule[], reporter: Reporter): void {
   const root = mkdtempSync(path.join(tmpdir(), 'gatekit-pack-check-'));
   const dir = path.join(root, 'pack-sample');
-  const project = generateProject({ projectName: 'pack-sample', choices: sampleChoices(modules, 'sqlite'), registry });
+  const project = generateProject({ projectName: 'pack-sample', choices: sampleChoices(registry, modules, 'sqlite'), registry });
   writeTree(dir, project.tree);
   reporter.info(`… Installing a sample app with ${modules.map((module) => module.manifest.id).join(', ')} in ${dir}`);
   npm(dir, ['install', '--no-audit', '--no-fund', '--prefer-offline'], 'install');

@@ -1,16 +1,18 @@
 import type { PartialChoices } from '../core/choices.js';
 import { UsageError } from '../core/errors.js';
 import { DATABASES, type LoadedModule } from '../core/manifest.js';
+import { choosableModules, flaggedModules, supportsDatabase, type ChoosableCategory } from '../core/choosable-modules.js';
+import { developmentApiUrl } from '../core/compose-env.js';
+import { oauthCallbackUrl } from '../core/generate-project.js';
 import type { ModuleRegistry } from '../core/registry.js';
-import { isAvailableAt } from '../core/releases.js';
-import { supportsDatabase } from '../core/resolve-selection.js';
+import { BASE_MODULE_ID } from '../core/resolve-selection.js';
 
 /**
  * Each database with whether the base app supports it: one without committed migrations for every
  * module that owns tables is shown as unavailable, with the reason, instead of failing later.
  */
 export function databaseOptions(registry: ModuleRegistry) {
-  const base = registry.modules.get('base');
+  const base = registry.modules.get(BASE_MODULE_ID);
   return DATABASES.map((db) => {
     const ready = base !== undefined && supportsDatabase(base, db);
     return ready
@@ -20,10 +22,10 @@ export function databaseOptions(registry: ModuleRegistry) {
 }
 
 /** An OAuth provider's option: its name, with the callback URL to register at the provider as the hint. */
-export function oauthOption(module: LoadedModule) {
+export function oauthOption(module: LoadedModule, apiUrl: string) {
   const { id, name } = module.manifest;
   const pack = module.source === 'built-in' ? '' : ` (pack ${module.source})`;
-  return { value: id, label: `${name}${pack}`, hint: `callback http://localhost:3000/api/auth/${id}/callback` };
+  return { value: id, label: `${name}${pack}`, hint: `callback ${oauthCallbackUrl(apiUrl, { id })}` };
 }
 
 export interface PromptAnswers extends PartialChoices {
@@ -44,10 +46,7 @@ export async function askForChoices(
     }
     return value as Exclude<T, symbol>;
   };
-  const available = (category: string): LoadedModule[] =>
-    [...registry.modules.values()].filter(
-      (module) => module.manifest.category === category && isAvailableAt(module.manifest.tag, known.templateVersion),
-    );
+  const available = (category: ChoosableCategory): LoadedModule[] => choosableModules(registry, { category, templateVersion: known.templateVersion });
   const options = (modules: LoadedModule[]) =>
     modules.map(({ manifest }) => ({ value: manifest.id, label: manifest.name, hint: manifest.description }));
 
@@ -67,21 +66,23 @@ export async function askForChoices(
     );
   }
   const oauth = available('oauth');
+  // The base module's API_URL and PORT; neither depends on the database, not asked yet.
+  const apiUrl = developmentApiUrl([registry.modules.get(BASE_MODULE_ID)!], 'sqlite');
   if (!known.oauth && oauth.length > 0) {
     answers.oauth = check(
-      await prompts.multiselect({ message: 'OAuth providers (space to select, enter when done)', options: oauth.map(oauthOption), required: false, maxItems: 8 }),
+      await prompts.multiselect({ message: 'OAuth providers (space to select, enter when done)', options: oauth.map((module) => oauthOption(module, apiUrl)), required: false, maxItems: 8 }),
     );
   }
   const hosted = available('hosted');
   if (!known.hosted && hosted.length > 0) {
     answers.hosted = check(await prompts.multiselect({ message: 'Hosted services', options: options(hosted), required: false }));
   }
-  const features = available('module').filter((module) => !module.manifest.flag && !module.manifest.internal);
+  const features = available('module').filter((module) => !module.manifest.flag);
   if (!known.modules && features.length > 0) {
     answers.modules = check(await prompts.multiselect({ message: 'Feature modules', options: options(features), required: false }));
   }
   const toggles: Record<string, boolean> = {};
-  for (const { manifest } of available('module')) {
+  for (const { manifest } of flaggedModules(registry, known.templateVersion)) {
     if (!manifest.flag || known.toggles?.[manifest.id] !== undefined || known.modules?.includes(manifest.id)) continue;
     toggles[manifest.id] = check(await prompts.confirm({ message: manifest.flag.prompt, initialValue: manifest.flag.default }));
   }

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { PACKAGE_MANAGERS, type Choices } from './choices.js';
+import { choicesSelecting } from './choosable-modules.js';
 import { UsageError } from './errors.js';
-import { DATABASES } from './manifest.js';
+import { DATABASES, formatIssues } from './manifest.js';
 import type { ModuleRegistry } from './registry.js';
 
 export const METADATA_FILE = 'gatekit.json';
@@ -15,12 +16,22 @@ const packRefSchema = z.object({
   path: z.string().optional(),
 });
 
-/** gatekit.json as `add` reads it; `files` and `packs` are absent in apps made before they existed. */
+const idsSchema = z.array(z.string());
+
+/**
+ * gatekit.json as `add` reads it; `files`, `packs`, `projectName` and `choices` are absent in apps
+ * made before they existed.
+ */
 export const appMetadataSchema = z.object({
   generator: z.object({ name: z.string(), version: z.string() }),
+  projectName: z.string().optional(),
   templateVersion: z.string(),
   database: z.enum(DATABASES),
   packageManager: z.enum(PACKAGE_MANAGERS).default('npm'),
+  /** The resolved module choices (src/core/choosable-modules.ts), as the app was generated. */
+  choices: z
+    .object({ auth: idsSchema, oauth: idsSchema, hosted: idsSchema, modules: idsSchema, toggles: z.record(z.string(), z.boolean()) })
+    .optional(),
   modules: z.array(z.object({ id: z.string(), category: z.string(), tag: z.string() })),
   command: z.string(),
   packs: z.array(packRefSchema).default([]),
@@ -42,45 +53,31 @@ export function readAppMetadata(appDir: string): AppMetadata {
   }
   const parsed = appMetadataSchema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    throw new UsageError(`${file} is not a Gatekit metadata file (${problems}).`);
+    throw new UsageError(`${file} is not a Gatekit metadata file (${formatIssues(parsed.error)}).`);
   }
   return parsed.data;
 }
 
-/** The project name the app was generated with: the word after `create-gatekit` in its command. */
+/** The project name the app was generated with (before 4.0 only in its command, after `create-gatekit`). */
 export function projectNameOf(metadata: AppMetadata): string {
-  return metadata.command.split(/\s+/)[2] ?? 'app';
+  return metadata.projectName ?? metadata.command.split(/\s+/)[2] ?? 'app';
 }
 
 /**
- * The choices that generate the app as recorded: every chosen module by category, each feature
- * module with its own flag switched on or off explicitly (so a later default does not change it).
+ * The choices that generate the app as recorded. An app made before gatekit.json recorded them
+ * gets them from its list of modules: each chosen module in its category, each feature module with
+ * its own flag switched on or off explicitly (so a later default does not change it).
  */
 export function choicesOf(metadata: AppMetadata, registry: ModuleRegistry): Choices {
-  const ids = new Set(metadata.modules.map((module) => module.id));
-  const chosen = (category: string) =>
-    [...ids].filter((id) => {
-      const module = registry.modules.get(id);
-      return module && module.manifest.category === category && !module.manifest.internal;
-    });
-  const unknown = [...ids].filter((id) => !registry.modules.has(id));
+  const unknown = metadata.modules.map((module) => module.id).filter((id) => !registry.modules.has(id));
   if (unknown.length > 0) {
     throw new UsageError(
       `The app uses module(s) ${unknown.join(', ')}, which no loaded pack provides. Pass the pack that has them with --pack <folder or package>.`,
     );
   }
-  const features = chosen('module');
-  const toggles: Record<string, boolean> = {};
-  for (const module of registry.modules.values()) {
-    if (module.manifest.flag) toggles[module.manifest.id] = ids.has(module.manifest.id);
-  }
+  const modules = metadata.modules.map((module) => registry.modules.get(module.id)!);
   return {
-    auth: chosen('direct'),
-    oauth: chosen('oauth'),
-    hosted: chosen('hosted'),
-    modules: features.filter((id) => !registry.modules.get(id)!.manifest.flag),
-    toggles,
+    ...(metadata.choices ?? choicesSelecting(modules, registry, metadata.templateVersion)),
     db: metadata.database,
     templateVersion: metadata.templateVersion,
     pm: metadata.packageManager,

@@ -1,11 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
-import { DATABASES, type Database } from './manifest.js';
+import { DATABASES, formatIssues, type Database } from './manifest.js';
 import { CURRENT_RELEASE } from './releases.js';
 
 export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const;
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+
+/** How a package script is run with each package manager: "npm run dev", "pnpm dev". */
+export function runCommand(pm: PackageManager): string {
+  return pm === 'npm' || pm === 'bun' ? `${pm} run` : pm;
+}
 
 /** Everything a user decides about a new project. */
 export interface Choices {
@@ -73,9 +78,7 @@ export function readConfigFile(file: string, flagIds: string[] = []): PartialCho
   const schema = configFileSchema.extend(Object.fromEntries(flagIds.map((id) => [id, z.boolean().optional()])));
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.') || 'keys'}: ${issue.message}`)
-      .join('; ');
+    const problems = formatIssues(parsed.error);
     throw new UsageError(
       `Config file '${file}' is invalid (${problems}). Valid keys: ${Object.keys(schema.shape)
         .filter((key) => key !== '$schema')

@@ -19,6 +19,18 @@ function devValue(variable: EnvVar, db: Database, overrides: Record<string, stri
   return variable.dev ?? exampleValue(variable, db);
 }
 
+/**
+ * The URL the development server answers at, as the app's config derives it from the development
+ * .env: API_URL, else http://localhost:$PORT. `overrides` are values set there already.
+ */
+export function developmentApiUrl(modules: LoadedModule[], db: Database, overrides: Record<string, string> = {}): string {
+  const value = (name: string): string => {
+    const variable = modules.flatMap((module) => module.manifest.env).find((candidate) => candidate.name === name);
+    return variable ? devValue(variable, db, overrides) : (overrides[name] ?? '');
+  };
+  return value('API_URL') || `http://localhost:${value('PORT')}`;
+}
+
 function quote(value: string): string {
   return /^[\w./:@+-]*$/.test(value) ? value : JSON.stringify(value);
 }

@@ -1,29 +1,31 @@
-import type { Choices } from './choices.js';
-import { composeEnv } from './compose-env.js';
+import { runCommand, type Choices } from './choices.js';
+import { choicesSelecting } from './choosable-modules.js';
+import { composeEnv, developmentApiUrl } from './compose-env.js';
+import { composeGatekitJson } from './compose-gatekit-json.js';
 import { composeMigrations } from './compose-migrations.js';
 import { composeOpenApi, listEndpoints } from './compose-openapi.js';
 import { composePackageJson } from './compose-package-json.js';
+import { composeReadme } from './compose-readme.js';
 import { composeSchema } from './compose-schema.js';
 import { FileTree } from './file-tree.js';
-import { hashTrackedFiles } from './generated-files.js';
-import type { LoadedModule } from './manifest.js';
+import type { LoadedModule, OAuthProviderEntry } from './manifest.js';
 import { packsUsedBy, type ModuleRegistry } from './registry.js';
-import { buildRenderContext, type RenderContext } from './render-context.js';
-import { renderModule, renderModuleFile } from './render-module.js';
+import { buildRenderContext } from './render-context.js';
+import { renderModule } from './render-module.js';
 import { reproduceCommand } from './reproduce-command.js';
 import { resolveSelection } from './resolve-selection.js';
 import { GENERATOR_VERSION } from './version.js';
 
-/** How a package script is run with each package manager: "npm run dev", "pnpm dev". */
-function runCommand(pm: Choices['pm']): string {
-  return pm === 'npm' || pm === 'bun' ? `${pm} run` : pm;
+/** The callback URL to register at an OAuth provider, under the app's public URL. */
+export function oauthCallbackUrl(apiUrl: string, provider: Pick<OAuthProviderEntry, 'id'>): string {
+  return `${apiUrl}/api/auth/${provider.id}/callback`;
 }
 
-/** Where to create an OAuth provider's credentials, the callback URL to register there, and what to set. */
-export function oauthNextStep(provider: RenderContext['oauthSetup'][number]): string {
+/** Where to create an OAuth provider's credentials (the provider's data), the callback URL to register there, and what to set. */
+export function oauthNextStep(provider: OAuthProviderEntry, apiUrl: string): string {
   const variables = provider.requiredEnv.join(', ');
   const where = provider.setup.console ? `at ${provider.setup.console}` : 'in your identity provider';
-  return `${provider.name}: create credentials ${where} with the callback URL http://localhost:3000/api/auth/${provider.id}/callback, then set ${variables} in .env`;
+  return `${provider.name}: create credentials ${where} with the callback URL ${oauthCallbackUrl(apiUrl, provider)}, then set ${variables} in .env`;
 }
 
 export interface GenerateInput {
@@ -71,40 +73,17 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   tree.add('src/openapi.json', `${JSON.stringify(openapi, null, 2)}\n`, 'core');
 
   const packs = packsUsedBy(modules, input.registry);
-  const command = reproduceCommand(projectName, choices, modules, input.registry);
-  const sections = modules
-    .filter((module) => module.manifest.readme && module.manifest.id !== 'base')
-    .map((module) => renderModuleFile(module, module.manifest.readme!, context).trim());
-  const base = modules.find((module) => module.manifest.id === 'base')!;
-  const readme = renderModuleFile(base, base.manifest.readme!, {
-    ...context,
-    env: env.variables,
-    endpoints: listEndpoints(openapi),
-    sections,
-    command,
-    pm: choices.pm,
-    pmRun: runCommand(choices.pm),
-  });
-  tree.add('README.md', `${readme.trim()}\n`, 'core');
-
-  const metadata = {
-    generator: { name: 'create-gatekit', version: GENERATOR_VERSION },
-    templateVersion: choices.templateVersion,
-    database: choices.db,
-    packageManager: choices.pm,
-    modules: modules.map(({ manifest }) => ({ id: manifest.id, category: manifest.category, tag: manifest.tag })),
-    command,
-    ...(packs.length > 0 ? { packs } : {}),
-    files: hashTrackedFiles(tree),
-  };
-  tree.add('gatekit.json', `${JSON.stringify(metadata, null, 2)}\n`, 'core');
+  const moduleChoices = choicesSelecting(modules, input.registry, choices.templateVersion);
+  const command = reproduceCommand(projectName, moduleChoices, choices, packs);
+  tree.add('README.md', composeReadme(modules, context, { env: env.variables, endpoints: listEndpoints(openapi), command, pm: choices.pm }), 'core');
+  tree.add('gatekit.json', composeGatekitJson({ projectName, choices, moduleChoices, modules, command, packs, tree }), 'core');
 
   const run = runCommand(choices.pm);
   const nextSteps = [
     `cd ${input.directory ?? projectName}`,
     ...(choices.install ? [] : [`${choices.pm} install`, `${run} db:migrate`]),
     ...modules.flatMap((module) => module.manifest.nextSteps),
-    ...context.oauthSetup.map(oauthNextStep),
+    ...context.oauthSetup.map((provider) => oauthNextStep(provider, developmentApiUrl(modules, choices.db, input.envOverrides))),
     `${run} dev`,
   ];
   return { tree, modules, nextSteps };

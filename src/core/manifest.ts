@@ -33,7 +33,7 @@ const envVarSchema = z.object({
   comment: z.string().min(1),
   /** Value shown in .env.example; an object gives one value per database. */
   example: z.union([z.string(), z.partialRecord(z.enum(DATABASES), z.string())]).default(''),
-  /** Value written to the development .env; defaults to the example. "secret" generates 256 random bits. */
+  /** Value written to the development .env; defaults to the example. "<secret>" writes a fresh random 384-bit value (base64url). */
   dev: z.union([z.string(), z.literal('<secret>')]).optional(),
 });
 
@@ -156,8 +156,9 @@ export interface LoadedModule {
   source: string;
 }
 
-function formatIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+/** A zod error on one line: each problem as `path: message` (a problem of the whole object: its message). */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
 
 /**

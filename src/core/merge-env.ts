@@ -1,8 +1,14 @@
 import { composeEnv } from './compose-env.js';
 import type { Database, LoadedModule } from './manifest.js';
 
-function namesIn(text: string): Set<string> {
-  return new Set(text.split('\n').flatMap((line) => /^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)\s*=/.exec(line)?.[1] ?? []));
+/** The variables a .env sets, with their values (quotes removed). */
+export function envValuesIn(text: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = /^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match) values[match[1]!] = match[2]!.replace(/^(["'])(.*)\1$/, '$2');
+  }
+  return values;
 }
 
 /**
@@ -11,7 +17,7 @@ function namesIn(text: string): Set<string> {
  */
 export function appendMissingEnv(current: string | undefined, added: LoadedModule[], db: Database) {
   if (current === undefined) return undefined;
-  const present = namesIn(current);
+  const present = new Set(Object.keys(envValuesIn(current)));
   const blocks: string[] = [];
   const names: string[] = [];
   for (const module of added) {

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { choicesOf, projectNameOf, readAppMetadata, type AppMetadata } from './app-metadata.js';
 import type { Choices } from './choices.js';
-import { appendMissingEnv } from './merge-env.js';
+import { chooseModule, choosableModules, isChoosable } from './choosable-modules.js';
+import { developmentApiUrl } from './compose-env.js';
+import { appendMissingEnv, envValuesIn } from './merge-env.js';
 import { addMigration } from './add-migration.js';
 import { LOCKFILES } from './apply-changes.js';
 import { UsageError } from './errors.js';
@@ -13,7 +15,6 @@ import { mergePackageJson } from './merge-package-json.js';
 import { refuseLinksOutside } from './links.js';
 import type { ModuleRegistry } from './registry.js';
 import { isAvailableAt } from './releases.js';
-import { supportsDatabase } from './resolve-selection.js';
 import { didYouMean } from './suggest.js';
 import { GENERATOR_VERSION } from './version.js';
 import { threeWayMerge } from './three-way-merge.js';
@@ -59,14 +60,7 @@ export const PROPOSAL_SUFFIX = '.gatekit-new';
 /** Modules `add` may offer for this app: chosen like built-ins, not internal, at its release and database. */
 export function addableModules(registry: ModuleRegistry, metadata: AppMetadata): LoadedModule[] {
   const present = new Set(metadata.modules.map((module) => module.id));
-  return [...registry.modules.values()].filter(
-    (module) =>
-      module.manifest.category !== 'base' &&
-      !module.manifest.internal &&
-      !present.has(module.manifest.id) &&
-      isAvailableAt(module.manifest.tag, metadata.templateVersion) &&
-      supportsDatabase(module, metadata.database),
-  );
+  return choosableModules(registry, { templateVersion: metadata.templateVersion, db: metadata.database }).filter((module) => !present.has(module.manifest.id));
 }
 
 /** The app's choices with `ids` added, each to its category. */
@@ -80,7 +74,7 @@ function withModules(choices: Choices, ids: string[], registry: ModuleRegistry, 
   }
   for (const id of fresh) {
     const module = registry.modules.get(id);
-    if (!module || module.manifest.internal || module.manifest.category === 'base') {
+    if (!module || !isChoosable(module)) {
       throw new UsageError(`Unknown module '${id}'. ${didYouMean(id, offered)}Modules this app can add: ${offered.join(', ') || 'none'}.`);
     }
     if (!isAvailableAt(module.manifest.tag, metadata.templateVersion)) {
@@ -88,12 +82,7 @@ function withModules(choices: Choices, ids: string[], registry: ModuleRegistry, 
         `'${id}' first shipped in release ${module.manifest.tag}, but this app was made with template version ${metadata.templateVersion}. Modules it can add: ${offered.join(', ') || 'none'}.`,
       );
     }
-    const { category, flag } = module.manifest;
-    if (category === 'direct') next.auth.push(id);
-    else if (category === 'oauth') next.oauth.push(id);
-    else if (category === 'hosted') next.hosted.push(id);
-    else if (flag) next.toggles[id] = true;
-    else next.modules.push(id);
+    chooseModule(next, module);
   }
   return next;
 }
@@ -201,7 +190,8 @@ export function planAdd(input: PlanAddInput): AddPlan {
     if (change) changes.push(change);
   }
 
-  const env = appendMissingEnv(readIfExists(path.join(appDir, '.env')), added, metadata.database);
+  const currentEnv = readIfExists(path.join(appDir, '.env'));
+  const env = appendMissingEnv(currentEnv, added, metadata.database);
   if (env) changes.push({ file: '.env', kind: env.kind, content: env.content });
 
   const migration = addMigration(appDir, added, metadata.database, now);
@@ -210,7 +200,8 @@ export function planAdd(input: PlanAddInput): AddPlan {
   changes.push({ file: 'gatekit.json', kind: 'rewritten', content: next.tree.get('gatekit.json')! });
   // Refused while planning, so --dry-run refuses exactly what the real run would.
   refuseLinksOutside(appDir, [...changes.map((change) => change.proposalFile ?? change.file), ...LOCKFILES], 'create-gatekit add');
-  const nextSteps = added.flatMap(({ manifest }) => [...manifest.nextSteps, ...manifest.providers.oauth.map(oauthNextStep)]);
+  const apiUrl = developmentApiUrl(next.modules, metadata.database, currentEnv === undefined ? {} : envValuesIn(currentEnv));
+  const nextSteps = added.flatMap(({ manifest }) => [...manifest.nextSteps, ...manifest.providers.oauth.map((provider) => oauthNextStep(provider, apiUrl))]);
   return {
     appDir,
     metadata,

@@ -85,12 +85,12 @@ export function loadBuiltinModules(): LoadedModule[] {
   return builtin;
 }
 
+/** How gatekit.json, `--json` and `add --json` name a module: its id, category and tag. */
+export function moduleSummary({ manifest }: LoadedModule): { id: string; category: string; tag: string } {
+  return { id: manifest.id, category: manifest.category, tag: manifest.tag };
+}
+
 /** The loaded packs that provide at least one of `modules`: what an app records and its command names. */
 export function packsUsedBy(modules: LoadedModule[], registry: ModuleRegistry): PackRef[] {
   return registry.packs.filter((pack) => modules.some((module) => module.source === pack.spec));
-}
-
-/** Feature modules with their own on/off flag (--orgs / --no-orgs), in registry order. */
-export function flaggedModules(registry: ModuleRegistry): LoadedModule[] {
-  return [...registry.modules.values()].filter((module) => module.manifest.flag !== undefined);
 }

@@ -1,26 +1,13 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Choices } from './choices.js';
+import { CHOICES_FIELD, choosableModules, isChoosable, supportsDatabase, type ChoosableCategory } from './choosable-modules.js';
 import { UsageError } from './errors.js';
-import type { Category, LoadedModule } from './manifest.js';
+import type { LoadedModule } from './manifest.js';
 import type { ModuleRegistry } from './registry.js';
 import { CATEGORIES } from './manifest.js';
 import { isAvailableAt, RELEASES } from './releases.js';
 import { didYouMean } from './suggest.js';
 
 export const BASE_MODULE_ID = 'base';
-
-const FLAG_OF_CATEGORY: Record<Exclude<Category, 'base'>, string> = {
-  direct: '--auth',
-  oauth: '--oauth',
-  hosted: '--hosted',
-  module: '--modules',
-};
-
-/** The modules a user can choose in a category (internal building blocks come only through `requires`). */
-function modulesOf(registry: ModuleRegistry, category: Category): LoadedModule[] {
-  return [...registry.modules.values()].filter((module) => module.manifest.category === category && !module.manifest.internal);
-}
 
 /** Refuses a --template-version that is not a release, naming the valid ones. */
 export function checkTemplateVersion(templateVersion: string): void {
@@ -33,20 +20,17 @@ export function checkTemplateVersion(templateVersion: string): void {
 
 function pick(
   registry: ModuleRegistry,
-  category: Exclude<Category, 'base'>,
+  category: ChoosableCategory,
   ids: string[],
   templateVersion: string,
 ): LoadedModule[] {
-  const flag = FLAG_OF_CATEGORY[category];
-  const candidates = modulesOf(registry, category);
-  const validIds = candidates.map((module) => module.manifest.id);
+  const flag = `--${CHOICES_FIELD[category]}`;
+  const validIds = choosableModules(registry, { category }).map((module) => module.manifest.id);
   if (category === 'oauth' && ids.length === 1 && ids[0] === 'none') return [];
-  if (category === 'oauth' && ids.length === 1 && ids[0] === 'all') {
-    return candidates.filter((module) => isAvailableAt(module.manifest.tag, templateVersion));
-  }
+  if (category === 'oauth' && ids.length === 1 && ids[0] === 'all') return choosableModules(registry, { category, templateVersion });
   return ids.map((id) => {
     const module = registry.modules.get(id);
-    if (!module || module.manifest.category !== category || module.manifest.internal) {
+    if (!module || module.manifest.category !== category || !isChoosable(module)) {
       const valid = validIds.length > 0 ? validIds.join(', ') : 'none yet';
       const extra = category === 'oauth' ? ', all, none' : '';
       throw new UsageError(`Unknown ${flag} id '${id}'. ${didYouMean(id, validIds)}Valid ids: ${valid}${extra}.`);
@@ -79,11 +63,12 @@ function pickFeatures(registry: ModuleRegistry, choices: Choices): LoadedModule[
       );
     }
   }
-  for (const module of modulesOf(registry, 'module')) {
+  const features = choosableModules(registry, { category: 'module' });
+  for (const module of features) {
     const { id, flag, tag } = module.manifest;
     if (flag && (toggles[id] ?? (flag.default && isAvailableAt(tag, templateVersion)))) chosen.add(module);
   }
-  return modulesOf(registry, 'module').filter((module) => chosen.has(module));
+  return features.filter((module) => chosen.has(module));
 }
 
 /**
@@ -140,8 +125,4 @@ function checkDatabaseSupport(modules: LoadedModule[], db: Choices['db']): void 
   if (unsupported.length === 0) return;
   const ids = unsupported.map((module) => module.manifest.id).join(', ');
   throw new UsageError(`--db ${db} is not supported yet by: ${ids}. Choose --db sqlite or --db postgresql.`);
-}
-
-export function supportsDatabase(module: LoadedModule, db: Choices['db']): boolean {
-  return !module.manifest.migrations || existsSync(path.join(module.dir, module.manifest.migrations, `${db}.sql`));
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { mergeChoices, readConfigFile } from '../../src/core/choices.js';
 import { generateProject } from '../../src/core/generate-project.js';
-import { createRegistry, flaggedModules, loadBuiltinModules } from '../../src/core/registry.js';
+import { flaggedModules } from '../../src/core/choosable-modules.js';
+import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
 import { childEnv } from './app-process.js';
 import { ROOT, runCli } from './run-cli.js';
 

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'bin/create-gatekit.js');
+/** Set by test/global-setup.ts to the CLI this run built; else the repository's own build. */
+export const BIN_ENV = 'GATEKIT_TEST_BIN';
+export const BIN = process.env[BIN_ENV] ?? path.join(ROOT, 'bin/create-gatekit.js');
 
 export interface CliResult {
   status: number | null;

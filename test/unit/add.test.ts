@@ -174,6 +174,44 @@ describe('planning an add', () => {
     expect(planAdd({ appDir: dir, ids: ['magic-link'], registry }).added.map((module) => module.manifest.id)).toContain('magic-link');
   });
 
+  it('plans from the choices gatekit.json records, never from its command', () => {
+    const dir = appWith({ auth: ['jwt'], oauth: ['github'], toggles: { orgs: false } }, 'recorded-app');
+    const metadataFile = path.join(dir, 'gatekit.json');
+    const metadata = JSON.parse(readFileSync(metadataFile, 'utf8'));
+    expect(metadata.projectName).toBe('recorded-app');
+    expect(metadata.choices).toEqual({ auth: ['jwt'], oauth: ['github'], hosted: [], modules: [], toggles: { orgs: false, pages: true } });
+    const expected = planAdd({ appDir: dir, ids: ['magic-link'], registry }).changes;
+    metadata.command = 'npx create-gatekit something-else --yes --auth totp';
+    writeFileSync(metadataFile, JSON.stringify(metadata, null, 2));
+    expect(planAdd({ appDir: dir, ids: ['magic-link'], registry }).changes).toEqual(expected);
+  });
+
+  it('reads a gatekit.json written by 3.7 (no projectName, no choices): the same plan as from the recorded choices', () => {
+    const dir = appWith({ auth: ['jwt'], oauth: ['github', 'google'], hosted: ['totp'], toggles: { orgs: true } }, 'made-by-3-7');
+    const metadataFile = path.join(dir, 'gatekit.json');
+    const current = JSON.parse(readFileSync(metadataFile, 'utf8'));
+    const expected = planAdd({ appDir: dir, ids: ['magic-link'], registry });
+    // gatekit.json as 3.7 wrote it: the same keys, less the two recorded since.
+    const { projectName: _name, choices: _choices, ...old } = current;
+    writeFileSync(metadataFile, JSON.stringify({ ...old, generator: { name: 'create-gatekit', version: '3.7.0' } }, null, 2));
+    const plan = planAdd({ appDir: dir, ids: ['magic-link'], registry });
+    expect(plan.choices).toEqual(expected.choices);
+    expect(plan.changes.map((change) => [change.file, change.kind])).toEqual(expected.changes.map((change) => [change.file, change.kind]));
+    const written = JSON.parse(plan.changes.find((change) => change.file === 'gatekit.json')!.content);
+    expect(written.projectName).toBe('made-by-3-7');
+    expect(written.choices).toEqual({ auth: ['jwt', 'magic-link'], oauth: ['github', 'google'], hosted: ['totp'], modules: [], toggles: { orgs: true, pages: true } });
+  });
+
+  it("names the OAuth callback URL under the app's API_URL, else under its PORT", () => {
+    const dir = appWith({ auth: ['jwt'] });
+    const envFile = path.join(dir, '.env');
+    const env = readFileSync(envFile, 'utf8');
+    writeFileSync(envFile, env.replace(/^PORT=.*$/m, 'PORT=4100'));
+    expect(planAdd({ appDir: dir, ids: ['github'], registry }).nextSteps.join('\n')).toContain('callback URL http://localhost:4100/api/auth/github/callback');
+    writeFileSync(envFile, env.replace(/^API_URL=.*$/m, 'API_URL="https://auth.example.com"'));
+    expect(planAdd({ appDir: dir, ids: ['github'], registry }).nextSteps.join('\n')).toContain('callback URL https://auth.example.com/api/auth/github/callback');
+  });
+
   it('explains a folder without gatekit.json', () => {
     expect(() => planAdd({ appDir: work, ids: ['orgs'], registry })).toThrow(/No gatekit.json in .*--cwd/);
   });

@@ -4,6 +4,7 @@ import { composeEnv } from '../../src/core/compose-env.js';
 import { composeMigrations } from '../../src/core/compose-migrations.js';
 import { composeOpenApi, listEndpoints } from '../../src/core/compose-openapi.js';
 import { composePackageJson } from '../../src/core/compose-package-json.js';
+import { generateProject } from '../../src/core/generate-project.js';
 import { tsLiteral } from '../../src/core/handlebars.js';
 import { createRegistry, loadBuiltinModules } from '../../src/core/registry.js';
 import { resolveSelection } from '../../src/core/resolve-selection.js';
@@ -90,5 +91,16 @@ describe('tsLiteral', () => {
     expect(tsLiteral([])).toBe('[]');
     expect(tsLiteral(['password', "it's"])).toBe("['password', 'it\\'s']");
     expect(tsLiteral([{ id: 'github', name: 'GitHub' }])).toBe("[\n  { id: 'github', name: 'GitHub' },\n]");
+  });
+});
+
+describe('next steps', () => {
+  const steps = (envOverrides: Record<string, string>) =>
+    generateProject({ projectName: 'steps', choices: mergeChoices({ auth: ['jwt'], oauth: ['github'], install: false, git: false }), registry, envOverrides }).nextSteps.join('\n');
+
+  it("name each OAuth provider's console and the callback URL under the development .env's API_URL, else its PORT", () => {
+    expect(steps({})).toContain('GitHub: create credentials at https://github.com/settings/developers with the callback URL http://localhost:3000/api/auth/github/callback');
+    expect(steps({ PORT: '4100' })).toContain('callback URL http://localhost:4100/api/auth/github/callback');
+    expect(steps({ API_URL: 'https://auth.example.com' })).toContain('callback URL https://auth.example.com/api/auth/github/callback');
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeChoices } from '../../src/core/choices.js';
+import { CHOICES_FIELD, choicesSelecting, choosableModules } from '../../src/core/choosable-modules.js';
 import { UsageError } from '../../src/core/errors.js';
 import { loadModule, MANIFEST_FILE } from '../../src/core/manifest.js';
 import { createRegistry, loadBuiltinModules, type ModuleRegistry } from '../../src/core/registry.js';
@@ -112,5 +113,37 @@ describe('resolveSelection', () => {
 
   it('refuses a database a chosen module has no migration for', () => {
     expect(usageError(() => ids({ db: 'mysql' }))).toContain('--db mysql is not supported yet');
+  });
+});
+
+describe('the modules a user can choose', () => {
+  const idsOf = (modules: { manifest: { id: string } }[]) => modules.map((module) => module.manifest.id);
+
+  it('never offer an internal building block or the base, in any category (the prompts offered oauth, hosted and hosted-token before)', () => {
+    const offered = idsOf(choosableModules(registry));
+    for (const internal of ['base', 'oauth', 'hosted', 'hosted-token', 'identities']) expect(offered).not.toContain(internal);
+    expect(idsOf(choosableModules(registry, { category: 'oauth' }))).toContain('github');
+    expect(idsOf(choosableModules(registry, { category: 'hosted' }))).toEqual(expect.arrayContaining(['clerk', 'totp']));
+  });
+
+  it('are filtered by template version and database as the generator checks them', () => {
+    expect(idsOf(choosableModules(registry, { templateVersion: '2.0' }))).not.toContain('orgs');
+    expect(idsOf(choosableModules(registry, { templateVersion: '3.0' }))).toContain('orgs');
+    expect(idsOf(choosableModules(registry, { db: 'mysql' }))).not.toContain('orgs');
+  });
+
+  it('select again exactly what they resolved to', () => {
+    const choices = mergeChoices({ auth: ['jwt'], oauth: ['all'], hosted: ['totp'], toggles: { pages: false } });
+    const modules = resolveSelection(choices, registry);
+    const again = choicesSelecting(modules, registry, choices.templateVersion);
+    const providers = idsOf(choosableModules(registry, { category: 'oauth' }));
+    // The defaults resolved: orgs is on by default, and named so a later default does not change it.
+    expect(again).toEqual({ auth: ['jwt'], oauth: providers, hosted: ['totp'], modules: [], toggles: { orgs: true, pages: false } });
+    expect(resolveSelection(mergeChoices(again), registry)).toEqual(modules);
+  });
+
+  it('put each category in its own field and flag', () => {
+    expect(CHOICES_FIELD).toEqual({ direct: 'auth', oauth: 'oauth', hosted: 'hosted', module: 'modules' });
+    expect(usageError(() => ids({ hosted: ['github'] }))).toMatch(/^Unknown --hosted id 'github'/);
   });
 });
