@@ -1,5 +1,5 @@
 import type { Database, LoadedModule } from './manifest.js';
-import { resolvePackageVersion } from './versions.js';
+import { PACKAGE_OVERRIDES, resolvePackageVersion } from './versions.js';
 
 function sortedVersions(specs: string[]): Record<string, string> {
   const entries = specs.map(resolvePackageVersion).sort(([a], [b]) => a.localeCompare(b));
@@ -18,6 +18,9 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     ...manifest.devDependencies,
     ...(manifest.databaseDevDependencies[db] ?? []),
   ]);
+  const overrides = Object.fromEntries(
+    PACKAGE_OVERRIDES.filter((override) => dependencies.includes(override.under)).map((override) => [override.name, override.version]),
+  );
   const packageJson = {
     name: projectName,
     version: '0.1.0',
@@ -28,6 +31,8 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     dependencies: sortedVersions([...new Set(dependencies)]),
     // A package the app runs with is a dependency, even where one module needs it only for its tests.
     devDependencies: sortedVersions([...new Set(devDependencies)].filter((name) => !dependencies.includes(name))),
+    // The same forced versions for every package manager; package-lock.json and friends record them.
+    ...(Object.keys(overrides).length > 0 && { overrides, pnpm: { overrides }, resolutions: overrides }),
   };
   return `${JSON.stringify(packageJson, null, 2)}\n`;
 }

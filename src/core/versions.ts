@@ -7,6 +7,8 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   // runtime
   '@auth/express': '^0.12.3',
   '@clerk/backend': '^3.25.0',
+  '@libsql/client': '^0.18.0',
+  '@prisma/adapter-libsql': '7.10.0',
   '@prisma/adapter-better-sqlite3': '7.10.0',
   '@prisma/adapter-mariadb': '7.10.0',
   '@prisma/adapter-pg': '7.10.0',
@@ -45,6 +47,16 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   typescript: '5.9.3',
   vitest: '^4.1.12',
 };
+
+/**
+ * Versions a project forces on a package that one of its dependencies (`under`) asks for, written to
+ * package.json as npm and bun `overrides`, pnpm `pnpm.overrides` and yarn `resolutions`.
+ */
+export const PACKAGE_OVERRIDES: readonly { name: string; version: string; under: string }[] = [
+  // @prisma/adapter-libsql 7.10 asks for @libsql/client ^0.17, which leaks one open file per
+  // interactive transaction; 0.18.0 fixes it. Remove once the adapter asks for ^0.18.
+  { name: '@libsql/client', version: '^0.18.0', under: '@prisma/adapter-libsql' },
+];
 
 /** Splits "name@range" (a pack may pin its own version) or looks the name up in the table. */
 export function resolvePackageVersion(spec: string): [name: string, version: string] {

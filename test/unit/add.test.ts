@@ -146,7 +146,7 @@ describe('planning an add', () => {
     const dir = appWith({ auth: ['jwt'] });
     // What an older generator wrote: a shared file it never edited, recorded under its own hash.
     const file = 'src/context.ts';
-    const older = readFileSync(path.join(dir, file), 'utf8').replace(/^.*sql: SqlReads;\n/m, '');
+    const older = readFileSync(path.join(dir, file), 'utf8').replace(/^.*mailer: Mailer;\n/m, '');
     writeFileSync(path.join(dir, file), older);
     const metadataFile = path.join(dir, 'gatekit.json');
     const metadata = JSON.parse(readFileSync(metadataFile, 'utf8'));

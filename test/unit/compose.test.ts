@@ -19,9 +19,14 @@ describe('package.json', () => {
     expect(pkg.name).toBe('demo');
     expect(pkg.engines.node).toBe('^20.19 || ^22.12 || >=24');
     expect(pkg.dependencies.bcrypt).toBe(PACKAGE_VERSIONS.bcrypt);
-    expect(pkg.dependencies.libsql).toBe(PACKAGE_VERSIONS.libsql);
-    expect(pkg.dependencies['@prisma/driver-adapter-utils']).toBe(PACKAGE_VERSIONS['@prisma/driver-adapter-utils']);
-    expect(pkg.dependencies['@libsql/client']).toBeUndefined();
+    expect(pkg.dependencies['@prisma/adapter-libsql']).toBe(PACKAGE_VERSIONS['@prisma/adapter-libsql']);
+    expect(pkg.dependencies['@libsql/client']).toBe('^0.18.0');
+    expect(pkg.dependencies['@prisma/driver-adapter-utils']).toBeUndefined();
+    expect(pkg.dependencies.libsql).toBeUndefined();
+    // The adapter asks for @libsql/client ^0.17, which leaks files; every package manager is told 0.18.
+    expect(pkg.overrides).toEqual({ '@libsql/client': '^0.18.0' });
+    expect(pkg.pnpm.overrides).toEqual(pkg.overrides);
+    expect(pkg.resolutions).toEqual(pkg.overrides);
     // jose signs no access token (node:crypto does): the base app needs it for its tests only.
     expect(pkg.devDependencies.jose).toBe(PACKAGE_VERSIONS.jose);
     expect(pkg.dependencies.jose).toBeUndefined();
@@ -32,6 +37,7 @@ describe('package.json', () => {
     const postgres = JSON.parse(composePackageJson(modules, 'demo', 'postgresql'));
     expect(postgres.dependencies.pg).toBeDefined();
     expect(postgres.dependencies['better-sqlite3']).toBeUndefined();
+    expect(postgres.overrides).toBeUndefined();
   });
 
   it('fails loudly on a package missing from the version table, and honours name@range', () => {

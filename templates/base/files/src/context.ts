@@ -1,5 +1,4 @@
 import type { Config } from './config.js';
-import type { SqlReads } from './db/sql-reads.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { CounterStore } from './http/counter-store.js';
 import type { RateLimitFactory } from './http/rate-limit.js';
@@ -10,8 +9,6 @@ import type { Mailer } from './mail/mailer.js';
 export interface AppContext {
   config: Config;
   prisma: PrismaClient;
-  /** The hot paths' reads as SQL, on Prisma's own connections (db/sql-reads.ts). */
-  sql: SqlReads;
   logger: Logger;
   mailer: Mailer;
   rateLimit: RateLimitFactory;

@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { databaseOn, type Database } from './database.js';
+import { PrismaClient } from '../generated/prisma/client.js';
 import { splitSchema } from './postgres-url.js';
 
 /**
@@ -16,12 +16,7 @@ const timeouts = {
   keepAlive: true,
 };
 
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
-export function createDatabase(url: string): Database {
+export function createPrismaClient(url: string): PrismaClient {
   const { connectionString, schema } = splitSchema(url);
-  return databaseOn(new PrismaPg({ connectionString, ...timeouts }, schema ? { schema } : undefined), {
-    placeholder: (position) => `$${position}`,
-    table: (name) => (schema ? `${quote(schema)}.${quote(name)}` : quote(name)),
-  });
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, ...timeouts }, schema ? { schema } : undefined) });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createClient } from '@libsql/client';
 import { pendingMigrations } from './migration-files.js';
-import { SqliteConnection, sqlitePath } from './sqlite-connection.js';
 
 /** Prisma's own bookkeeping table, so `prisma migrate deploy` sees what was applied here. */
 const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -19,29 +19,31 @@ const RECORD_MIGRATION =
 
 /** Applies every committed migration not yet recorded, each in its own transaction. */
 export async function applyMigrations(url: string): Promise<string[]> {
-  const connection = new SqliteConnection(sqlitePath(url));
+  const client = createClient({ url });
   try {
-    connection.exec(CREATE_MIGRATIONS_TABLE);
-    const { rows } = connection.query(
+    await client.execute(CREATE_MIGRATIONS_TABLE);
+    const { rows } = await client.execute(
       'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-      [],
     );
-    const applied = new Map(rows.map(([name, checksum]) => [String(name), String(checksum)]));
+    const applied = new Map(rows.map((row) => [String(row.migration_name), String(row.checksum)]));
     const done: string[] = [];
     for (const migration of pendingMigrations(applied)) {
       const startedAt = Date.now();
-      connection.exec('BEGIN IMMEDIATE');
+      const transaction = await client.transaction('write');
       try {
-        connection.exec(migration.sql);
-        connection.query(RECORD_MIGRATION, [randomUUID(), migration.checksum, Date.now(), migration.name, startedAt]);
-        connection.exec('COMMIT');
+        await transaction.executeMultiple(migration.sql);
+        await transaction.execute({ sql: RECORD_MIGRATION, args: [randomUUID(), migration.checksum, Date.now(), migration.name, startedAt] });
+        await transaction.commit();
+      } catch (error) {
+        await transaction.rollback();
+        throw new Error(`${migration.name}: ${(error as Error).message}`);
       } finally {
-        if (connection.inTransaction) connection.exec('ROLLBACK');
+        transaction.close();
       }
       done.push(migration.name);
     }
     return done;
   } finally {
-    connection.close();
+    client.close();
   }
 }

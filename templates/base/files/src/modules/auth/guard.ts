@@ -1,6 +1,5 @@
 import type { RequestHandler, Response } from 'express';
 import type { AppContext } from '../../context.js';
-import { sqlBoolean, sqlDate, sqlText, sqlTextOrNull } from '../../db/sql-reads.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError, unauthenticated } from '../../http/app-error.js';
 import { verifyAccessToken } from './access-tokens.js';
@@ -32,30 +31,12 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 
 /**
  * The user, provided the token is one of theirs, recorded, unexpired and not revoked: one indexed
- * read on every request, so a revocation takes effect at once, on every instance. It runs on every
- * guarded request, so it is SQL rather than a Prisma query (db/sql-reads.ts explains why).
+ * read on every request, so a revocation takes effect at once, on every instance.
  */
-const USER_WITH_LIVE_TOKEN = `
-  SELECT u."id", u."email", u."name", u."image", u."emailVerified", u."twoFactorEnabled", u."createdAt", u."updatedAt"
-  FROM {User} u
-  WHERE u."id" = ? AND EXISTS (
-    SELECT 1 FROM {AccessToken} t WHERE t."id" = ? AND t."userId" = u."id" AND t."revokedAt" IS NULL AND t."expiresAt" > ?
-  )`;
-
-async function findUserWithLiveToken(ctx: AppContext, userId: string, tokenId: string): Promise<User | null> {
-  const row = await ctx.sql.row(USER_WITH_LIVE_TOKEN, [userId, tokenId, new Date()]);
-  if (!row) return null;
-  const [id, email, name, image, emailVerified, twoFactorEnabled, createdAt, updatedAt] = row;
-  return {
-    id: sqlText(id),
-    email: sqlText(email),
-    name: sqlTextOrNull(name),
-    image: sqlTextOrNull(image),
-    emailVerified: sqlBoolean(emailVerified),
-    twoFactorEnabled: sqlBoolean(twoFactorEnabled),
-    createdAt: sqlDate(createdAt),
-    updatedAt: sqlDate(updatedAt),
-  };
+function findUserWithLiveToken(ctx: AppContext, userId: string, tokenId: string): Promise<User | null> {
+  return ctx.prisma.user.findFirst({
+    where: { id: userId, accessTokens: { some: { id: tokenId, revokedAt: null, expiresAt: { gt: new Date() } } } },
+  });
 }
 
 const reauthRequired = () =>

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../context.js';
-import { sqlDate, sqlText } from '../../db/sql-reads.js';
 import type { Organization, OrgMember } from '../../generated/prisma/client.js';
 import { notFound } from '../../http/app-error.js';
 
@@ -12,20 +11,15 @@ export type MembershipWithOrganization = OrgMember & { organization: Organizatio
 /** The same answer for an organization that does not exist and one the caller does not belong to. */
 export const organizationNotFound = () => notFound('Organization not found.');
 
-const MEMBERSHIP = `
-  SELECT "id", "organizationId", "userId", "role", "joinedAt" FROM {OrgMember} WHERE "userId" = ? AND "organizationId" = ?`;
-
 /**
  * The caller's membership, read from the database on every request: a role change takes effect on
  * the very next request, and the role is never taken from the access token. One indexed read
- * (on @@unique([userId, organizationId])), as SQL since every organization route runs it
- * (db/sql-reads.ts); the organization row only where the route needs it.
+ * (on @@unique([userId, organizationId])); the organization row only where the route needs it.
  */
 export async function findMembership(ctx: AppContext, organizationId: string, userId: string): Promise<Membership> {
-  const row = await ctx.sql.row(MEMBERSHIP, [userId, organizationId]);
-  if (!row) throw organizationNotFound();
-  const [id, orgId, memberUserId, role, joinedAt] = row;
-  return { id: sqlText(id), organizationId: sqlText(orgId), userId: sqlText(memberUserId), role: sqlText(role), joinedAt: sqlDate(joinedAt) };
+  const membership = await ctx.prisma.orgMember.findUnique({ where: { userId_organizationId: { userId, organizationId } } });
+  if (!membership) throw organizationNotFound();
+  return membership;
 }
 
 export async function findMembershipWithOrganization(ctx: AppContext, organizationId: string, userId: string): Promise<MembershipWithOrganization> {

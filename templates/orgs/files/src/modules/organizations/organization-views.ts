@@ -1,5 +1,4 @@
 import type { Organization, OrgInvite, OrgMember, User } from '../../generated/prisma/client.js';
-import { sqlIsoDate, sqlText, sqlTextOrNull } from '../../db/sql-reads.js';
 import { toRole, type Role } from './roles.js';
 
 /** What the API returns. Tokens and token hashes never appear here. */
@@ -62,19 +61,6 @@ export function toMemberView(member: MemberWithUser): MemberView {
     role: toRole(member.role),
     organizationId: member.organizationId,
     joinedAt: member.joinedAt.toISOString(),
-  };
-}
-
-/** A members-list row, in the order of its SELECT: id, userId, email, name, role, joinedAt. */
-export function toMemberRowView([id, userId, email, name, role, joinedAt]: unknown[], organizationId: string): MemberView {
-  return {
-    id: sqlText(id),
-    userId: sqlText(userId),
-    email: sqlText(email),
-    name: sqlTextOrNull(name),
-    role: toRole(sqlText(role)),
-    organizationId,
-    joinedAt: sqlIsoDate(joinedAt),
   };
 }
 
