@@ -9,7 +9,7 @@ const keys = new WeakMap<Config, KeyObject>();
 
 /**
  * JWT_SECRET as a key, made once per configuration. jsonwebtoken also takes the secret as a string,
- * but then first tries it as a PEM public key on every call, which costs about a millisecond.
+ * but then first tries it as a PEM public key on every call, which costs more than the check itself.
  */
 function signingKey(config: Config): KeyObject {
   let key = keys.get(config);
