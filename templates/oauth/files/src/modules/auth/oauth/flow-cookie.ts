@@ -30,7 +30,7 @@ function cookieOptions(config: Config) {
  * browser carries it from the start to the callback, and nobody can read or change it.
  */
 export async function setFlowCookie(res: Response, config: Config, flow: OAuthFlow): Promise<void> {
-  // jose is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  // jose is loaded with the first sign-in through a provider, not at start: importing it costs tens of milliseconds.
   const { EncryptJWT } = await import('jose');
   const sealed = await new EncryptJWT({ ...flow })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
