@@ -202,7 +202,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     const sign = (claims: Record<string, unknown>, secret = JWT_SECRET) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 
-    it('rejects alg none, a tampered payload, another secret, an expired token and an unissued jti', async () => {
+    it('rejects alg none, another algorithm, a tampered payload, another secret, an expired token and an unissued jti', async () => {
       const { body } = await register();
       const [header, payload, signature] = body.token.split('.');
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
@@ -215,6 +215,8 @@ export function describeJwtApp(setup: ScenarioSetup): void {
         otherSecret: await sign(claims, 'another-secret-another-secret-another-secret'),
         expired: await sign({ ...claims, iat: now - 100, exp: now - 10 }),
         unissued: await sign({ ...claims, jti: 'made-up' }),
+        // The same claims and secret under another HMAC: only HS256 is accepted.
+        hs512: await new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT' }).sign(new TextEncoder().encode(JWT_SECRET)),
       };
       for (const [name, token] of Object.entries(attacks)) {
         const response = await call(running.app.url, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } });

@@ -2,6 +2,6 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The project's root folder. This file sits one level below it both as src/app-root.ts (tsx,
- * tests) and inside the built dist/server.js, so the same relative URL finds the root from either.
+ * tests) and as the built dist/app-root.js, so the same relative URL finds the root from either.
  */
 export const APP_ROOT = fileURLToPath(new URL('../', import.meta.url));

@@ -6,7 +6,7 @@ import { checkTokenTimes } from './token-times.js';
 const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
 
 async function remoteKeySet(service: string, jwksUrl: string): Promise<JWTVerifyGetKey> {
-  // jose is loaded with the first token a service sends, not at start (docs/performance.md).
+  // jose is loaded with the first token a service sends, not at start: importing it costs tens of milliseconds.
   const { createRemoteJWKSet, customFetch } = await import('jose');
   return createRemoteJWKSet(new URL(jwksUrl), {
     [customFetch]: (url: string, options: { headers: Headers }) => callService(service, url, { headers: options.headers }),

@@ -20,7 +20,7 @@ export async function authorizationUrl(
   flow: Omit<OAuthFlow, 'provider' | 'state' | 'codeVerifier'>,
   usePkce: boolean,
 ): Promise<{ url: URL; flow: OAuthFlow }> {
-  // openid-client is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  // openid-client is loaded with the first sign-in through a provider, not at start: importing it costs tens of milliseconds.
   const client = await import('openid-client');
   const state = client.randomState();
   const codeVerifier = usePkce ? client.randomPKCECodeVerifier() : undefined;

@@ -55,7 +55,7 @@ export async function discover(config: Config, provider: OidcProvider): Promise<
   if (!usableEndpoint(config, url.href)) throw new ProviderError(`discovery of ${issuer} needs https in production`);
   let metadata: ServerMetadata;
   try {
-    // openid-client is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+    // openid-client is loaded with the first sign-in through a provider, not at start: importing it costs tens of milliseconds.
     const client = await import('openid-client');
     const discovered = await client.discovery(url, 'discovery', undefined, undefined, {
       timeout: PROVIDER_TIMEOUT_SECONDS,

@@ -25,7 +25,7 @@ function sealingKey(config: Config, purpose: string): Uint8Array {
 
 /** Encrypts (A256GCM) a payload that only this server can read or change, valid for `lifetimeSeconds`. */
 export async function seal(config: Config, purpose: string, payload: Record<string, unknown>, lifetimeSeconds: number): Promise<string> {
-  // jose is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  // jose is loaded with the first sign-in through a provider, not at start: importing it costs tens of milliseconds.
   const { EncryptJWT } = await import('jose');
   return new EncryptJWT(payload)
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })

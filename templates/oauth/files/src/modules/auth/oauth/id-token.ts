@@ -43,7 +43,7 @@ function expectedIssuers(provider: OidcProvider, discovered: string, payload: JW
 export async function verifyIdToken(provider: OidcProvider, metadata: ServerMetadata, idToken: string, clientId: string, flow: OAuthFlow): Promise<Claims> {
   const algorithms = (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => ASYMMETRIC.has(alg));
   if (!metadata.jwks_uri || algorithms.length === 0) throw new ProviderError('the discovery document offers no JWKS or no asymmetric id_token algorithm');
-  // jose is loaded with the first sign-in through a provider, not at start (docs/performance.md).
+  // jose is loaded with the first sign-in through a provider, not at start: importing it costs tens of milliseconds.
   const { jwtVerify } = await import('jose');
   let payload: JWTPayload;
   try {

@@ -44,6 +44,7 @@ export const apple = oidcProvider({
   authorizationParams: { response_mode: 'form_post' },
   formPost: true,
   signedClientSecret: async (config, clientId) => {
+    // jose loads with the first Apple sign-in, not at start: importing it costs tens of milliseconds.
     const { SignJWT } = await import('jose');
     return new SignJWT({})
       .setProtectedHeader({ alg: 'ES256', kid: config.APPLE_KEY_ID! })
