@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { finishSignIn, hideQuery, safePath } from './session.js';
 import { showError } from './ui.js';
 
-/** CONTRACT B.6's failure codes, as the person should read them. */
+/** The failure codes of an OAuth sign-in, as the person should read them. */
 const FAILURES = {
   access_denied: 'You cancelled the sign-in at the provider. Nothing was changed.',
   invalid_state: 'This sign-in expired or was started in another browser. Start again from the sign-in page.',

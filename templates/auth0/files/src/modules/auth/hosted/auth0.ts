@@ -66,7 +66,7 @@ async function fetchProfile(subject: string, token: string, settings: Auth0Setti
   };
 }
 
-/** Auth0 (CONTRACT B.7): access tokens for your Auth0 API, exchanged for the app's own. */
+/** Auth0: access tokens for your Auth0 API, exchanged for the app's own. */
 export const auth0: TokenService<Auth0Settings> = {
   id: 'auth0',
   name: 'Auth0',

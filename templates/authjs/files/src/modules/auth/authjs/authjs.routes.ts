@@ -38,7 +38,7 @@ function lazyExpressAuth(options: ExpressAuthConfig): RequestHandler {
   };
 }
 
-/** Auth.js's error types, as the codes the front end's callback page knows from OAuth sign-ins (CONTRACT B.6). */
+/** Auth.js's error types, as the codes the front end's callback page knows from OAuth sign-ins. */
 const ERROR_CODES: Record<string, string> = {
   AccessDenied: 'access_denied',
   Verification: 'invalid_token',
@@ -60,7 +60,7 @@ function toFrontEndError(appUrl: string): RequestHandler {
 }
 
 /**
- * Auth.js under /api/auth/authjs (CONTRACT B.7), and POST /api/auth/authjs/exchange, which turns
+ * Auth.js under /api/auth/authjs, and POST /api/auth/authjs/exchange, which turns
  * the browser's Auth.js session into the app's token response (or the mfa answer). Only Auth.js's
  * documented actions are passed to it; anything else under the prefix is the app's 404.
  */

@@ -83,7 +83,7 @@ async function fetchProfile(userId: string, settings: ClerkSettings): Promise<Ho
   };
 }
 
-/** Clerk (CONTRACT B.7): session tokens from Clerk's front-end SDK, exchanged for the app's own. */
+/** Clerk: session tokens from Clerk's front-end SDK, exchanged for the app's own. */
 export const clerk: TokenService<ClerkSettings> = {
   id: 'clerk',
   name: 'Clerk',

@@ -44,7 +44,7 @@ async function identifyOrFail<Settings>(ctx: AppContext, service: TokenService<S
 }
 
 /**
- * POST /api/auth/{service}/exchange (CONTRACT B.7): `Authorization: Bearer <the service's token>`
+ * POST /api/auth/{service}/exchange: `Authorization: Bearer <the service's token>`
  * in, the app's token response (or the mfa answer) out. Rate limited per client IP; 404
  * PROVIDER_NOT_CONFIGURED while the service's variables are empty.
  */

@@ -29,7 +29,7 @@ const emailRequired = (service: HostedService) =>
   new AppError(403, 'FORBIDDEN', `${service.name} reports no email address for this user; an account here needs one.`);
 
 /**
- * Every hosted exchange ends here, as CONTRACT B.7 says: the service's identity maps to a user by
+ * Every hosted exchange ends here: the service's identity maps to a user by
  * the linking rules of the identity table (a verified email links, and takes a provisional account
  * over; an unverified one equal to a user's never links), then completeLogin answers with the
  * token response, or the mfa answer for a user with two-factor on.

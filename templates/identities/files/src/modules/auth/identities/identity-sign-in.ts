@@ -40,7 +40,7 @@ async function retryOnRace<T>(attempt: () => Promise<T | undefined>): Promise<T>
 }
 
 /**
- * The account rules of CONTRACT B.6 point 3, for OAuth providers and hosted services alike:
+ * The account rules for OAuth providers and hosted services alike:
  * - a known identity signs its user in;
  * - a new identity whose provider reports a verified email equal to a user's links to that user
  *   (taking a provisional account over, see mailbox-proof.ts);

@@ -108,7 +108,7 @@ async function attachPendingLink(ctx: AppContext, user: User, pendingLink: Pendi
 }
 
 /**
- * OAuth sign-in for every provider of this app (CONTRACT B.6): start, callback, link, and the
+ * OAuth sign-in for every provider of this app: start, callback, link, and the
  * exchange of the one-time code for the app's own token response.
  */
 export function createOAuthRoutes(ctx: AppContext): Router {

@@ -1,4 +1,4 @@
-/** The error codes a failed OAuth callback redirects with (CONTRACT B.6). */
+/** The error codes a failed OAuth callback redirects with. */
 export type OAuthErrorCode = 'access_denied' | 'invalid_state' | 'account_exists' | 'email_required' | 'identity_in_use' | 'provider_error';
 
 /**

@@ -67,7 +67,7 @@ async function fetchProfile(subject: string, token: string, settings: SupabaseSe
   };
 }
 
-/** Supabase Auth (CONTRACT B.7): access tokens from supabase-js, exchanged for the app's own. */
+/** Supabase Auth: access tokens from supabase-js, exchanged for the app's own. */
 export const supabase: TokenService<SupabaseSettings> = {
   id: 'supabase',
   name: 'Supabase',
