@@ -27,6 +27,11 @@ export class FileTree {
     return this.files.get(path);
   }
 
+  /** The module that wrote a file ('core' for the files composed from several modules). */
+  owner(path: string): string | undefined {
+    return this.owners.get(path);
+  }
+
   has(path: string): boolean {
     return this.files.has(path);
   }

@@ -32,11 +32,6 @@ export function describeJwtApp(setup: ScenarioSetup): void {
   }
 
   describe('always present (B.3)', () => {
-    it('GET /healthz and /readyz', async () => {
-      expect(await call(running.app.url, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect((await call(running.app.url, '/readyz')).status).toBe(200);
-    });
-
     it('GET /api/openapi.json documents exactly the routes the app serves', async () => {
       const { body } = await call(running.app.url, '/api/openapi.json');
       expect(body.openapi).toBe('3.1.0');
@@ -56,13 +51,6 @@ export function describeJwtApp(setup: ScenarioSetup): void {
 
     it('GET /api/auth/providers', async () => {
       expect((await call(running.app.url, '/api/auth/providers')).body).toEqual({ methods: ['password'], oauth: [], hosted: [] });
-    });
-
-    it('GET /api/auth/me needs a token', async () => {
-      const response = await call(running.app.url, '/api/auth/me');
-      expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(response.body).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
     });
   });
 
@@ -96,23 +84,6 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect(bad.body.error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['email', 'password']);
     });
 
-    it('refuses common passwords with a reason', async () => {
-      const { status, body } = await register(uniqueEmail(), 'Password1');
-      expect(status).toBe(400);
-      expect(body.error.details[0].message).toMatch(/common/);
-    });
-
-    it('mass assignment: server-owned fields in the body are ignored', async () => {
-      const response = await call(running.app.url, '/api/auth/register', {
-        json: { email: uniqueEmail(), password: PASSWORD, id: 'mine', emailVerified: true, twoFactorEnabled: true, role: 'owner', createdAt: '2000-01-01T00:00:00Z' },
-      });
-      expect(response.status).toBe(201);
-      expect(response.body.user.id).not.toBe('mine');
-      expect(response.body.user.emailVerified).toBe(false);
-      expect(response.body.user.twoFactorEnabled).toBe(false);
-      expect(response.body.user.createdAt).not.toBe('2000-01-01T00:00:00.000Z');
-    });
-
     it('login: 200, and the same 401 body for an unknown email and a wrong password', async () => {
       const { email } = await register();
       const ok = await call(running.app.url, '/api/auth/login', { json: { email: ` ${email.toUpperCase()} `, password: PASSWORD } });
@@ -123,13 +94,6 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect(wrong.status).toBe(401);
       expect(wrong.body).toEqual(unknown.body);
       expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
-    });
-
-    it('no silent truncation: passwords sharing their first 72 bytes are different passwords', async () => {
-      const prefix = 'p'.repeat(72);
-      const { email } = await register(uniqueEmail(), `${prefix}-one`);
-      expect((await call(running.app.url, '/api/auth/login', { json: { email, password: `${prefix}-two` } })).status).toBe(401);
-      expect((await call(running.app.url, '/api/auth/login', { json: { email, password: `${prefix}-one` } })).status).toBe(200);
     });
 
     it('password change returns a new token and revokes the earlier ones', async () => {
@@ -165,13 +129,6 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       const replay = await call(running.app.url, '/api/auth/password/reset', { json: { token, password: 'yet another phrase' } });
       expect(replay.status).toBe(401);
       expect(replay.body.error.code).toBe('INVALID_TOKEN');
-    });
-
-    it('forgot answers the same for an unknown email and sends nothing', async () => {
-      const email = uniqueEmail();
-      const response = await call(running.app.url, '/api/auth/password/forgot', { json: { email } });
-      expect(response).toMatchObject({ status: 202, body: { ok: true } });
-      await expect(running.mail.waitForMail(email, { timeoutMs: 500 })).rejects.toThrow();
     });
 
     it('email verification by mailed link, by the signed-in owner only', async () => {
@@ -226,18 +183,6 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect((await call(running.app.url, '/api/auth/me', { headers: { authorization: `bearer ${body.token}` } })).status).toBe(200);
       expect((await call(running.app.url, `/api/auth/me?access_token=${body.token}`)).status).toBe(401);
       expect((await call(running.app.url, '/api/auth/me', { headers: { cookie: `token=${body.token}` } })).status).toBe(401);
-    });
-
-    it('logout revokes the presented token; logout-all revokes every token', async () => {
-      const { body, email } = await register();
-      const other = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
-      expect((await call(running.app.url, '/api/auth/logout', { method: 'POST', token: body.token })).status).toBe(204);
-      expect((await call(running.app.url, '/api/auth/me', { token: body.token })).status).toBe(401);
-      expect((await call(running.app.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
-      const third = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD } });
-      expect((await call(running.app.url, '/api/auth/logout-all', { method: 'POST', token: other.body.token })).status).toBe(204);
-      expect((await call(running.app.url, '/api/auth/me', { token: other.body.token })).status).toBe(401);
-      expect((await call(running.app.url, '/api/auth/me', { token: third.body.token })).status).toBe(401);
     });
 
     it('reset tokens are not access tokens', async () => {

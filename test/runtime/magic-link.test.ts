@@ -68,14 +68,6 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
 
   const verify = (token: string, url = running.app.url) => call(url, '/api/auth/magic-link/verify', { json: { token } });
 
-  /** Waits a little and says whether any mail reached the address since `since`. */
-  async function mailArrived(email: string, since: number): Promise<boolean> {
-    return running.mail.waitForMail(email, { since, timeoutMs: 1000 }).then(
-      () => true,
-      () => false,
-    );
-  }
-
   it('documents exactly its routes in OpenAPI, and serves each of them', async () => {
     const { body } = await call(running.app.url, '/api/openapi.json');
     const routes = Object.entries(body.paths as Record<string, object>).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
@@ -129,25 +121,6 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     }
   });
 
-  it('answers known and unknown emails the same', async () => {
-    const known = uniqueEmail();
-    await verify((await requestLink(known)).token);
-    const a = await send(running.app.url, known);
-    const b = await send(running.app.url, uniqueEmail());
-    expect({ status: a.status, body: a.body }).toEqual({ status: b.status, body: b.body });
-    expect(a.status).toBe(202);
-  });
-
-  it('a used link answers 401 INVALID_TOKEN, and so does an unknown one', async () => {
-    const { token } = await requestLink(uniqueEmail());
-    expect((await verify(token)).status).toBe(200);
-    expect(await verify(token)).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
-    expect(await verify('A'.repeat(43))).toMatchObject({ status: 401, body: { error: { code: 'INVALID_TOKEN' } } });
-    for (const json of [{}, { token: '' }, { token: 42 }, { token: null }, { token: ['A'.repeat(43)] }, { token: 'A'.repeat(513) }]) {
-      expect(await call(running.app.url, '/api/auth/magic-link/verify', { json }), JSON.stringify(json)).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
-    }
-  });
-
   // Until 4.0 the GET was the verify route: a mail scanner that opened a link pointing at the API
   // used the token up (or signed itself in with it).
   it('GET /verify answers 405 METHOD_NOT_ALLOWED with Allow: POST, and the token still works', async () => {
@@ -159,13 +132,6 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
       if (method === 'GET') expect(fetched.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.any(String) } });
     }
     expect((await verify(token)).status).toBe(200);
-  });
-
-  it('two concurrent verifies of one link: exactly one succeeds', async () => {
-    const { token } = await requestLink(uniqueEmail());
-    const results = await Promise.all(Array.from({ length: 5 }, () => verify(token)));
-    expect(results.filter((result) => result.status === 200)).toHaveLength(1);
-    expect(results.filter((result) => result.status === 401)).toHaveLength(4);
   });
 
   it('an expired link answers 401 INVALID_TOKEN (MAGIC_LINK_EXPIRY_MINUTES=1)', async () => {
@@ -226,25 +192,6 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(running.mail.messages.slice(since)).toEqual([]);
-  });
-
-  it('MAGIC_LINK_SIGNUP=false: no mail and no account for unknown emails, the same 202; existing accounts still sign in', async () => {
-    const existing = uniqueEmail();
-    const created = await verify((await requestLink(existing)).token);
-    const closed = await startAppProcess(setup.fixture().dir, running.env({ MAGIC_LINK_SIGNUP: 'false' }));
-    try {
-      const unknown = uniqueEmail();
-      const since = running.mail.messages.length;
-      const response = await send(closed.url, unknown);
-      expect(response).toMatchObject({ status: 202, body: { ok: true } });
-      expect(await mailArrived(unknown, since)).toBe(false);
-      const { token } = await requestLink(existing, closed.url);
-      const signedIn = await verify(token, closed.url);
-      expect(signedIn.status).toBe(200);
-      expect(signedIn.body.user.id).toBe(created.body.user.id);
-    } finally {
-      await closed.stop();
-    }
   });
 
   if (setup.withJwt) {
