@@ -189,7 +189,7 @@ async function runOn(root, db, peer) {
     const runsOf = {};
     for (const [endpoint, perServer] of Object.entries(endpoints)) {
       for (const [name, target] of Object.entries(perServer)) {
-        await worker.load(`${servers[name].url}${target.path}`, target.headers, Math.max(200, Math.round(REQUESTS[endpoint] * WARMUP_SHARE)));
+        await worker.load(`${servers[name].url}${target.path}`, target.headers, Math.max(500, Math.round(REQUESTS[endpoint] * WARMUP_SHARE)));
         runsOf[`${endpoint}.${name}`] = [];
       }
     }
