@@ -117,5 +117,19 @@ for (const file of readdirSync(casesDir).filter((name) => name.endsWith('.mjs'))
   console.log(format ? format(results[name]).join('\n') : `${name}: ${JSON.stringify(results[name], null, 2)}`);
 }
 
+// The performance targets of this run in one place (each case printed its figures above).
+const summary = [];
+const verdict = (pass) => (pass ? 'PASS' : 'FAIL');
+if (wanted('http') && results.http) {
+  for (const db of ['sqlite', 'postgresql']) {
+    for (const one of results.http[db]?.targets ?? []) summary.push(`  ${verdict(one.pass)}  ${db.padEnd(10)} ${one.figure.padEnd(38)} ${String(one.value).padEnd(7)} target ${one.target}`);
+  }
+}
+if (wanted('install') && results.install) {
+  const readme = results.install.readmeFirstCommand;
+  summary.push(`  ${verdict(readme.pass)}  ${'any'.padEnd(10)} ${"README's first command (s, warm cache)".padEnd(38)} ${String(readme.totalSeconds).padEnd(7)} target ${readme.target}`);
+}
+if (summary.length) console.log(['', 'targets', ...summary].join('\n'));
+
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`wrote bench/results.json${only ? ` (only ${only.join(', ')} measured in this run)` : ''}`);

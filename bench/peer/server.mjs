@@ -1,10 +1,11 @@
 // The Better Auth peer for bench/cases/http.mjs: Better Auth 1.7 with email and password and the
-// organization plugin, on Express 5, SQLite through better-sqlite3 (the same engine the generated
-// app's SQLite uses), set up the way its docs show for Express:
+// organization plugin, on Express 5, on SQLite through better-sqlite3 or on PostgreSQL through
+// pg's Pool (the database setups its docs show), set up the way its docs show for Express:
 //   app.all('/api/auth/*splat', toNodeHandler(auth))   (Express 5 path syntax; no body parser before it)
 // plus a trivial GET /ok, the peer's counterpart of the generated app's /healthz.
 //
 //   PEER_DB=/path/to.db BETTER_AUTH_SECRET=… PORT=… node bench/peer/server.mjs [--migrate]
+//   PEER_DATABASE_URL=postgresql://… BETTER_AUTH_SECRET=… PORT=… node bench/peer/server.mjs [--migrate]
 //
 // --migrate creates Better Auth's tables with its own migration API (getMigrations from
 // better-auth/db/migration, what `npx @better-auth/cli migrate` runs) and exits without listening.
@@ -16,15 +17,15 @@
 // (no cookie cache), as the generated app's guard reads its token row on every request; no request
 // logging (Better Auth has none; the generated app logs one JSON line per request at info).
 import express from 'express';
-import Database from 'better-sqlite3';
 import { betterAuth } from 'better-auth';
 import { organization } from 'better-auth/plugins';
 import { toNodeHandler } from 'better-auth/node';
 import { getMigrations } from 'better-auth/db/migration';
 
 const file = process.env.PEER_DB;
-if (!file) {
-  console.error('PEER_DB (the SQLite file) is not set');
+const databaseUrl = process.env.PEER_DATABASE_URL;
+if (!file === !databaseUrl) {
+  console.error('set one of PEER_DB (a SQLite file) or PEER_DATABASE_URL (PostgreSQL)');
   process.exit(1);
 }
 const secret = process.env.BETTER_AUTH_SECRET;
@@ -35,10 +36,21 @@ if (!secret || secret.length < 32) {
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 3000);
 
+/** Only the driver in use is loaded, so that the other adds nothing to the peer's start-up. */
+async function openDatabase() {
+  if (file) {
+    const { default: Database } = await import('better-sqlite3');
+    return { database: new Database(file), close: (database) => database.close() };
+  }
+  const { default: pg } = await import('pg');
+  return { database: new pg.Pool({ connectionString: databaseUrl }), close: (database) => database.end() };
+}
+const { database, close } = await openDatabase();
+
 export const authOptions = {
   baseURL: `http://${host}:${port}`,
   secret,
-  database: new Database(file),
+  database,
   emailAndPassword: { enabled: true },
   plugins: [organization()],
   rateLimit: { enabled: false },
@@ -49,7 +61,7 @@ if (process.argv.includes('--migrate')) {
   const { runMigrations, toBeCreated } = await getMigrations(authOptions);
   await runMigrations();
   console.log(`created ${toBeCreated.map((table) => table.table).join(', ') || 'nothing (up to date)'}`);
-  authOptions.database.close();
+  await close(database);
   process.exit(0);
 }
 
