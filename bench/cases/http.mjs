@@ -17,12 +17,14 @@
 //   bare        bench/peer/bare-express.mjs: Express 5 + helmet(), GET /healthz, nothing else.
 //   barePrisma  bench/peer/bare-prisma-read.mjs: the app's own Express and its built Prisma client
 //               (its createPrismaClient: same Prisma, adapter, options and database), one route
-//               reading the user by id; and, for information, the guard's own query.
+//               reading the user by id (findFirst, the guard's method); and, for information, the
+//               guard's own query and findUnique.
 //
 //   figure        gatekit                                      peer                                      bare / barePrisma
 //   healthz       GET /healthz                                 GET /ok (a trivial Express route)         GET /healthz
 //   authMe        GET /api/auth/me, Bearer JWT                 GET /api/auth/get-session, cookie         GET /users/:id
 //   guardQuery                                                                                           GET /users/:id/tokens/:jti
+//   findUnique                                                                                           GET /users/:id/unique
 //   members       GET /api/organizations/:id/members?limit=50  GET /api/auth/organization/list-members?organizationId=…&limit=50
 //                 (first page, keyset, nextCursor)             (first page, offset, plus a COUNT of all members: its API's shape)
 //   server CPU per request   user + system time of the server process (/proc/<pid>/stat) over one load ÷ its requests
@@ -67,6 +69,7 @@ const REQUESTS = {
   healthz: Math.round(12_000 * SCALE),
   authMe: Math.round(4_000 * SCALE),
   guardQuery: Math.round(4_000 * SCALE),
+  findUnique: Math.round(4_000 * SCALE),
   members: Math.round(1_500 * SCALE),
   organizations: Math.round(1_500 * SCALE),
   membersMiddlePage: Math.round(1_500 * SCALE),
@@ -90,7 +93,7 @@ export async function run({ root }) {
     compared: {
       peer: `better-auth ${peer.versions['better-auth']} (emailAndPassword, organization plugin) on express ${peer.versions.express}, kysely ${peer.versions.kysely}, better-sqlite3 ${peer.versions['better-sqlite3']} or pg ${peer.versions.pg} (Pool), NODE_ENV=production, rate limit off`,
       bare: `express ${peer.versions.express} + helmet ${peer.versions.helmet}`,
-      barePrisma: "the app's express and its built Prisma client (dist/db/client.js createPrismaClient), GET /users/:id = prisma.user.findUnique({ where: { id } })",
+      barePrisma: "the app's express and its built Prisma client (dist/db/client.js createPrismaClient), GET /users/:id = prisma.user.findFirst({ where: { id } })",
       node: process.version,
       concurrency: CONCURRENCY,
       rounds: ROUNDS,
@@ -152,6 +155,7 @@ async function runOn(root, db, peer) {
         barePrisma: { path: `/users/${gatekit.userId}` },
       },
       guardQuery: { barePrisma: { path: `/users/${gatekit.userId}/tokens/${tokenId}` } },
+      findUnique: { barePrisma: { path: `/users/${gatekit.userId}/unique` } },
       members: {
         gatekit: { path: `/api/organizations/${gatekit.organizationId}/members?limit=50`, headers: gatekit.bearer },
         peer: { path: `/api/auth/organization/list-members?organizationId=${peerSeed.organizationId}&limit=50`, headers: peerSeed.cookie },

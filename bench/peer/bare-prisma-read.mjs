@@ -8,9 +8,12 @@
 //   GATEKIT_APP=<generated app, built> DATABASE_URL=<the app's> PORT=… node bench/peer/bare-prisma-read.mjs
 //
 //   GET /healthz                      {"status":"ok"}, no database (for the start-up probe)
-//   GET /users/:id                    prisma.user.findUnique({ where: { id } }): the read the target compares against
+//   GET /users/:id                    prisma.user.findFirst({ where: { id } }): the read the target compares
+//                                     against (the guard's method, without its condition on the token)
+//   GET /users/:id/unique             prisma.user.findUnique({ where: { id } }), for information: Prisma
+//                                     batches concurrent findUnique calls, which costs CPU under load
 //   GET /users/:id/tokens/:tokenId    the guard's own query (the user, provided that access token is
-//                                     live), for information: what the query's shape costs by itself
+//                                     live), for information: what the condition on the token costs
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +41,9 @@ app.get('/healthz', (_req, res) => {
   res.json({ status: 'ok' });
 });
 app.get('/users/:id', async (req, res) => {
+  answer(res, await prisma.user.findFirst({ where: { id: req.params.id } }));
+});
+app.get('/users/:id/unique', async (req, res) => {
   answer(res, await prisma.user.findUnique({ where: { id: req.params.id } }));
 });
 app.get('/users/:id/tokens/:tokenId', async (req, res) => {
