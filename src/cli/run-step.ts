@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { InterruptedError, StepError } from '../core/errors.js';
 import type { Reporter } from './reporter.js';
+import { startTimerLine } from './timer-line.js';
 
 export interface StepCommand {
   /** Short name of the step, shown in progress and errors: "install", "database". */
@@ -19,13 +20,11 @@ interface Progress {
   interrupted(): void;
 }
 
-/** A clack spinner with elapsed time in a terminal; plain lines before and after otherwise. */
+/** A spinner with elapsed time in a terminal; plain lines before and after otherwise. */
 function startProgress(reporter: Reporter, label: string): Progress {
   if (reporter.clack) {
-    // The spinner stops itself on Ctrl-C, with this message and clack's cancel mark.
-    const spin = reporter.clack.spinner({ indicator: 'timer', cancelMessage: `${label}: interrupted` });
-    spin.start(label);
-    return { done: () => spin.stop(label), failed: () => spin.error(`${label} failed`), interrupted: () => spin.cancel(`${label}: interrupted`) };
+    const line = startTimerLine(reporter.clack, label);
+    return { done: line.done, failed: line.failed, interrupted: line.interrupted };
   }
   reporter.info(`… ${label}`);
   return { done: (seconds) => reporter.success(`${label} (${seconds}s)`), failed: () => undefined, interrupted: () => reporter.warn(`! ${label}: interrupted`) };
