@@ -259,6 +259,23 @@ describe('add', () => {
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('a conflict: every other step still runs, the report names the file and line, and the exit code is 3 (issue 24, row 12)', () => {
+    const dir = generated('add-conflict');
+    const hooks = path.join(dir, 'src/modules/auth/account-hooks.ts');
+    const mine = readFileSync(hooks, 'utf8').replace('export const loginChecks: LoginCheck[] = [];', 'export const loginChecks: LoginCheck[] = [/* mine */];');
+    writeFileSync(hooks, mine);
+    const migrations = readdirSync(path.join(dir, 'prisma/migrations'));
+    const result = runCli(['add', 'totp', '--cwd', dir, '--no-install']);
+    expect(result.status, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/Action needed \(1\):\n  src\/modules\/auth\/account-hooks\.ts: resolve the conflict markers at line \d+ of src\/modules\/auth\/account-hooks\.ts\.gatekit-new/);
+    expect(result.stdout).toContain('Added totp; 1 file(s) need your hand');
+    expect(readFileSync(hooks, 'utf8')).toBe(mine);
+    expect(readFileSync(`${hooks}.gatekit-new`, 'utf8')).toContain('<<<<<<< your version');
+    // The other steps ran: the module is recorded, its migration and env vars are there.
+    expect(JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id)).toContain('totp');
+    expect(readdirSync(path.join(dir, 'prisma/migrations')).filter((name) => !migrations.includes(name))).toEqual([expect.stringMatching(/_add_totp$/)]);
+  });
+
   it('a failing install exits 1 and leaves the app as it was', () => {
     const dir = generated('add-fails');
     const before = snapshot(dir);
