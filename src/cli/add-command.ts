@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readAppMetadata } from '../core/app-metadata.js';
 import { applyChanges } from '../core/apply-changes.js';
-import { CancelledError, UsageError } from '../core/errors.js';
+import { CancelledError, InterruptedError, StepError, UsageError } from '../core/errors.js';
 import { addableModules, planAdd, type AddPlan, type ChangeKind } from '../core/plan-add.js';
 import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { installAndMigrate } from './project-steps.js';
@@ -109,6 +109,10 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
     } catch (error) {
       applied.rollback();
       reporter.warn('! The app\'s files were put back as they were before this add (node_modules may hold the new packages; the database is unchanged: each migration runs in a transaction).');
+      // The files are back, so finishing the job is running this add again.
+      const again = `create-gatekit add ${chosen.join(' ')}${flags.cwd ? ` --cwd ${flags.cwd}` : ''}${flags.pack.map((pack) => ` --pack ${pack}`).join('')}`;
+      if (error instanceof InterruptedError) throw new InterruptedError(error.step, `${error.message} Nothing was added.`, again);
+      if (error instanceof StepError) throw new StepError(error.step, error.message, `fix the cause, then ${again}`);
       throw error;
     }
   }

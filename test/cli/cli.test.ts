@@ -283,6 +283,7 @@ describe('add', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("step 'install' failed");
     expect(result.stderr).toContain('put back as they were');
+    expect(result.stderr).toContain(`To retry: fix the cause, then create-gatekit add orgs --cwd ${dir}`);
     expect(snapshot(dir)).toEqual(before);
   });
 
