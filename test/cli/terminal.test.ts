@@ -97,6 +97,24 @@ describe('prompts check each answer as it is given (issue 24)', () => {
   }, 90_000);
 });
 
+describe('PostgreSQL in a terminal (issue 24, row 5)', () => {
+  it('without DATABASE_URL the URL is asked for and each answer must reach a server (password masked) before anything is written', async () => {
+    const dir = path.join(work, 'tty-pg');
+    const erase = KEYS.backspace.repeat(60);
+    const { code, output } = await runInTerminal(
+      [dir, '--db', 'postgresql', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--install', '--no-git', '--pm', 'npm'],
+      [
+        { waitFor: /DATABASE_URL of a running PostgreSQL server/, keys: `postgresql://app:s3cret-word@127.0.0.1:1/app${KEYS.enter}` },
+        { waitFor: /postgresql:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app: cannot connect to 127\.0\.0\.1:1 \(ECONNREFUSED\)/, keys: `${erase}postgresql://postgres@127.0.0.1:5432/test${KEYS.enter}` },
+        { waitFor: /Next steps/ },
+      ],
+      { env: { PATH: slowPackageManager(), DATABASE_URL: '' } },
+    );
+    expect(code, output).toBe(0);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toMatch(/^DATABASE_URL=postgresql:\/\/postgres@127\.0\.0\.1:5432\/test$/m);
+  }, 90_000);
+});
+
 describe('in a terminal', () => {
   it('generate: OAuth multiselect with callback hints, mysql shown unavailable, spinner with elapsed time, next steps as a note and outro', async () => {
     const dir = path.join(work, 'tty-app');
