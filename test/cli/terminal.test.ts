@@ -152,6 +152,7 @@ describe('in a terminal', () => {
     );
     expect(code, output).toBe(0);
     expect(output).toMatch(/Adding apple \(with identities, oauth, which it needs\)/);
+    for (const name of INTERNAL_NAMES) expect(output).not.toContain(name);
     expect(JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id)).toContain('apple');
   }, 60_000);
 
