@@ -128,7 +128,7 @@ export async function runGenerate(
   if (!directory) {
     throw new UsageError('Missing the project directory: create-gatekit <directory> [options]. Example: create-gatekit my-app --yes');
   }
-  const { directory: _asked, force: _confirmed, databaseUrl: _url, ...chosen } = answers;
+  const { directory: _asked, force: _confirmed, ...chosen } = answers;
   const choices = mergeChoices(fromConfig, fromFlags, chosen);
   const projectName = projectNameOf(directory);
   checkTarget(directory, force);

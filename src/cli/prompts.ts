@@ -34,7 +34,6 @@ export interface PromptAnswers extends PartialChoices {
   directory?: string;
   /** The user confirmed writing into a non-empty directory (as --force). */
   force?: boolean;
-  databaseUrl?: string;
 }
 
 const DEFAULT_DIRECTORY = 'my-app';
@@ -76,6 +75,7 @@ async function askForDirectory(prompts: Clack): Promise<{ directory: string; for
 /** Whether these module ids include a way to sign in (not only a second factor such as totp). */
 function signsIn(registry: ModuleRegistry, ids: string[]): boolean {
   return ids.some((id) => {
+    if (id === 'all') return true; // --oauth all
     const module = registry.modules.get(id);
     return module !== undefined && !module.manifest.secondFactorOnly;
   });
