@@ -91,7 +91,7 @@ function unfinished(error: unknown, directory: string, files: number, choices: C
   if (!(error instanceof StepError) && !(error instanceof InterruptedError)) return error;
   const failed = (error.step === 'install' || error.step === 'database' ? error.step : remaining[0]) as ProjectStep;
   const notRun = remaining.filter((step) => step !== failed);
-  const onDisk = `The project is written to ${path.resolve(directory)} (${files} files)${failed === 'install' ? ' without node_modules' : ''}.${
+  const onDisk = `The project is written to ${path.resolve(directory)} (${files} files)${failed === 'install' ? ', its dependencies not installed' : ''}.${
     notRun.length > 0 ? ` Not run: ${notRun.map((step) => STEP_NAMES[step]).join(', ')}.` : ''
   }`;
   const retry = `${finishingCommands(directory, choices.pm, remaining)}${remaining.includes('database') && choices.db !== 'sqlite' ? ' (check DATABASE_URL in .env and that the server is running)' : ''}${
