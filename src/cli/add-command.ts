@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readAppMetadata } from '../core/app-metadata.js';
 import { applyChanges } from '../core/apply-changes.js';
-import { UsageError } from '../core/errors.js';
+import { CancelledError, InterruptedError, StepError, UsageError } from '../core/errors.js';
 import { addableModules, planAdd, type AddPlan, type ChangeKind } from '../core/plan-add.js';
 import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { installAndMigrate } from './project-steps.js';
@@ -72,12 +72,16 @@ async function askForModules(registry: ModuleRegistry, appDir: string): Promise<
   });
   if (prompts.isCancel(chosen)) {
     prompts.cancel('Cancelled; nothing was written.');
-    throw new UsageError('Cancelled at a prompt; nothing was written.');
+    throw new CancelledError('Cancelled at a prompt; nothing was written.');
   }
   return chosen;
 }
 
-export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleRegistry, reporter: Reporter): Promise<void> {
+/** Exit code of an add that finished but left conflicts for the user to resolve, so scripts notice. */
+export const CONFLICTS_LEFT = 3;
+
+/** Adds the modules; resolves to CONFLICTS_LEFT when a merge left a conflict (every other step still ran). */
+export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleRegistry, reporter: Reporter): Promise<number | void> {
   const appDir = path.resolve(flags.cwd ?? '.');
   let chosen = ids;
   if (chosen.length === 0) {
@@ -105,6 +109,10 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
     } catch (error) {
       applied.rollback();
       reporter.warn('! The app\'s files were put back as they were before this add (node_modules may hold the new packages; the database is unchanged: each migration runs in a transaction).');
+      // The files are back, so finishing the job is running this add again.
+      const again = `create-gatekit add ${chosen.join(' ')}${flags.cwd ? ` --cwd ${flags.cwd}` : ''}${flags.pack.map((pack) => ` --pack ${pack}`).join('')}`;
+      if (error instanceof InterruptedError) throw new InterruptedError(error.step, `${error.message} Nothing was added.`, again);
+      if (error instanceof StepError) throw new StepError(error.step, error.message, `fix the cause, then ${again}`);
       throw error;
     }
   }
@@ -118,4 +126,5 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
   const conflicts = plan.changes.filter((change) => change.kind === 'conflict').length;
   const done = `Added ${plan.requested.join(', ')}${conflicts > 0 ? `; ${conflicts} file(s) need your hand (see Action needed above)` : ''}.`;
   reporter.finish('Next steps', steps, done);
+  if (conflicts > 0) return CONFLICTS_LEFT;
 }

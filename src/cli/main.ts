@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { isReservedFlagName, packsInConfigFile } from '../core/choices.js';
-import { StepError, UsageError, ManifestError } from '../core/errors.js';
+import { CancelledError, InterruptedError, StepError, UsageError, ManifestError } from '../core/errors.js';
 import { readAppMetadata } from '../core/app-metadata.js';
 import { recordedPackSpec, resolvePack } from '../core/packs.js';
 import { flaggedModules } from '../core/choosable-modules.js';
@@ -81,7 +81,10 @@ async function reporterFor(flags: { json?: boolean; yes?: boolean }): Promise<Re
   return createReporter(false, await import('@clack/prompts'));
 }
 
-function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) => void): Command {
+/** What a command's work resolves to: nothing (exit 0) or an exit code of its own (add with a conflict: 3). */
+type Work = Promise<number | void>;
+
+function buildProgram(registry: ModuleRegistry, onDone: (work: Work) => void): Command {
   const program = new Command('create-gatekit')
     .description('Generate an Express 5 + Prisma 7 app with the authentication methods you choose.')
     .version(GENERATOR_VERSION)
@@ -152,36 +155,81 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Promise<void>) =>
   return program;
 }
 
-function report(error: unknown): number {
+/** The error's code in the --json error object. */
+function errorCode(error: unknown): string {
+  if (error instanceof CommanderError) return 'usage';
+  if (error instanceof UsageError || error instanceof ManifestError) return 'usage';
+  if (error instanceof CancelledError || error instanceof InterruptedError) return 'interrupted';
+  if (error instanceof StepError) return 'step-failed';
+  return 'unexpected';
+}
+
+/** Prints the failure for people (stderr) and returns the exit code. */
+function describeFailure(error: unknown): { code: number; message: string } {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return { code: 0, message: '' };
     // commander already printed its message; usage errors exit 2
-    return 2;
+    return { code: 2, message: error.message.replace(/^error: /, '') };
+  }
+  if (error instanceof CancelledError) {
+    // The prompt already printed its one line.
+    return { code: 130, message: error.message };
   }
   if (error instanceof UsageError || error instanceof ManifestError) {
     process.stderr.write(`create-gatekit: ${error.message}\n`);
-    return 2;
+    return { code: 2, message: error.message };
+  }
+  if (error instanceof InterruptedError) {
+    process.stderr.write(`create-gatekit: interrupted during '${error.step}'. ${error.message}\n`);
+    if (error.retry) process.stderr.write(`To finish: ${error.retry}\n`);
+    return { code: 130, message: `${error.message}${error.retry ? ` To finish: ${error.retry}` : ''}` };
   }
   if (error instanceof StepError) {
     process.stderr.write(`create-gatekit: step '${error.step}' failed: ${error.message}\n`);
     if (error.retry) process.stderr.write(`To retry: ${error.retry}\n`);
-    return 1;
+    return { code: 1, message: `step '${error.step}' failed: ${error.message}${error.retry ? ` To retry: ${error.retry}` : ''}` };
   }
   process.stderr.write(`create-gatekit: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
-  return 1;
+  return { code: 1, message: (error as Error)?.message ?? String(error) };
+}
+
+function report(error: unknown, json: boolean): number {
+  const { code, message } = describeFailure(error);
+  if (json && code !== 0) process.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message } }, null, 2)}\n`);
+  return code;
+}
+
+/** `help` and `help <command...>` are `--help` and `<command...> --help`. */
+function helpAsFlag(argv: string[]): string[] {
+  return argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
+}
+
+/**
+ * Output into a closed pipe (`create-gatekit list | head -1`) ends the run quietly: whoever reads
+ * has what they wanted. Other write errors are left to Node.
+ */
+function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
 }
 
 /** Runs the CLI and resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  let work: Promise<void> = Promise.resolve();
+export async function main(argvGiven: string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
+  const argv = helpAsFlag(argvGiven);
+  const json = argv.includes('--json');
+  let work: Work = Promise.resolve();
   try {
     const program = buildProgram(loadRegistry(argv), (promise) => {
       work = promise;
     });
     await program.parseAsync(argv, { from: 'user' });
-    await work;
-    return 0;
+    return (await work) ?? 0;
   } catch (error) {
-    return report(error);
+    return report(error, json);
   }
 }

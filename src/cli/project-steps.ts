@@ -13,7 +13,7 @@ export async function installAndMigrate(
   reporter: Reporter,
   directory: string,
   choices: Pick<Choices, 'pm' | 'db'>,
-  options: { announce?: boolean } = {},
+  options: { announce?: boolean; onDone?: (step: 'install' | 'database') => void } = {},
 ): Promise<void> {
   const cwd = path.resolve(directory);
   const where = `cd ${directory} && `;
@@ -26,6 +26,7 @@ export async function installAndMigrate(
     cwd,
     retry: `${where}${choices.pm} install && ${choices.pm} ${runScript(choices.pm, 'db:migrate').join(' ')}`,
   });
+  options.onDone?.('install');
   await runStep(reporter, {
     step: 'database',
     label: 'Applying database migrations (db:migrate)',
@@ -34,6 +35,26 @@ export async function installAndMigrate(
     cwd,
     retry: `${where}${choices.pm} ${runScript(choices.pm, 'db:migrate').join(' ')}${choices.db === 'sqlite' ? '' : ' (check DATABASE_URL in .env and that the server is running)'}`,
   });
+  options.onDone?.('database');
+}
+
+/** The steps after writing a new project, in the order they run. */
+export type ProjectStep = 'install' | 'database' | 'git';
+
+export const STEP_NAMES: Record<ProjectStep, string> = {
+  install: 'install',
+  database: 'database migrations (db:migrate)',
+  git: 'git init and a first commit',
+};
+
+const FIRST_COMMIT = 'Initial commit from create-gatekit';
+
+/** The exact commands that run `steps` by hand in the project folder, joined with &&. */
+export function finishingCommands(directory: string, pm: Choices['pm'], steps: ProjectStep[]): string {
+  const commands = steps.map((step) =>
+    step === 'install' ? `${pm} install` : step === 'database' ? `${pm} ${runScript(pm, 'db:migrate').join(' ')}` : `git init -b main && git add -A && git commit -m "${FIRST_COMMIT}"`,
+  );
+  return [`cd ${directory}`, ...commands].join(' && ');
 }
 
 /**
@@ -60,7 +81,7 @@ export async function commitToGit(reporter: Reporter, directory: string): Promis
   const identity = hasIdentity
     ? {}
     : { GIT_AUTHOR_NAME: 'create-gatekit', GIT_AUTHOR_EMAIL: 'create-gatekit@localhost', GIT_COMMITTER_NAME: 'create-gatekit', GIT_COMMITTER_EMAIL: 'create-gatekit@localhost' };
-  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-q', '-m', 'Initial commit from create-gatekit']]) {
+  for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-q', '-m', FIRST_COMMIT]]) {
     const result = git(cwd, args, identity);
     if (result.status !== 0) {
       reporter.warn(`! git ${args[0]} failed (${result.stderr.trim()}); the project is fine, commit it yourself.`);

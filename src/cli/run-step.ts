@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { StepError } from '../core/errors.js';
+import { InterruptedError, StepError } from '../core/errors.js';
 import type { Reporter } from './reporter.js';
+import { startTimerLine } from './timer-line.js';
 
 export interface StepCommand {
   /** Short name of the step, shown in progress and errors: "install", "database". */
@@ -16,17 +17,17 @@ export interface StepCommand {
 interface Progress {
   done(seconds: string): void;
   failed(): void;
+  interrupted(): void;
 }
 
-/** A clack spinner with elapsed time in a terminal; plain lines before and after otherwise. */
+/** A spinner with elapsed time in a terminal; plain lines before and after otherwise. */
 function startProgress(reporter: Reporter, label: string): Progress {
   if (reporter.clack) {
-    const spin = reporter.clack.spinner({ indicator: 'timer' });
-    spin.start(label);
-    return { done: () => spin.stop(label), failed: () => spin.error(`${label} failed`) };
+    const line = startTimerLine(reporter.clack, label);
+    return { done: line.done, failed: line.failed, interrupted: line.interrupted };
   }
   reporter.info(`… ${label}`);
-  return { done: (seconds) => reporter.success(`${label} (${seconds}s)`), failed: () => undefined };
+  return { done: (seconds) => reporter.success(`${label} (${seconds}s)`), failed: () => undefined, interrupted: () => reporter.warn(`! ${label}: interrupted`) };
 }
 
 /**
@@ -50,11 +51,31 @@ export function runStep(reporter: Reporter, step: StepCommand): Promise<void> {
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
+    // Ctrl-C reaches the child too (same terminal); the step then ends as interrupted, whatever
+    // the child's exit code, and never as a success. A second Ctrl-C stops a child that lingers.
+    let interrupted = false;
+    const onInterrupt = () => {
+      child.kill(interrupted ? 'SIGKILL' : 'SIGINT');
+      interrupted = true;
+    };
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onInterrupt);
+    const stopListening = () => {
+      process.removeListener('SIGINT', onInterrupt);
+      process.removeListener('SIGTERM', onInterrupt);
+    };
     child.on('error', (error) => {
+      stopListening();
       progress.failed();
       reject(new StepError(step.step, `${step.label} failed: cannot run '${step.command}' (${error.message}).`, step.retry));
     });
     child.on('close', (code) => {
+      stopListening();
+      if (interrupted) {
+        progress.interrupted();
+        reject(new InterruptedError(step.step, `${step.label} was interrupted.`, step.retry));
+        return;
+      }
       if (code === 0) {
         progress.done(((Date.now() - started) / 1000).toFixed(1));
         resolve();

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { UsageError } from './errors.js';
 import { DATABASES, formatIssues, type Database } from './manifest.js';
 import { CURRENT_RELEASE } from './releases.js';
+import { closestMatch } from './suggest.js';
 
 export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const;
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
@@ -58,6 +59,22 @@ export function splitIds(value: string): string[] {
     .filter(Boolean);
 }
 
+/** Each mistake in a config file in a person's words: the key, what it holds, what it should hold. */
+function configProblems(error: z.ZodError, json: unknown, keys: string[]): string {
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => `unknown key '${key}'${closestMatch(key, keys) ? ` (did you mean '${closestMatch(key, keys)}'?)` : ''}`).join('; ');
+      }
+      const key = issue.path[0];
+      const value = typeof key === 'string' && json && typeof json === 'object' ? (json as Record<string, unknown>)[key] : undefined;
+      if (issue.code === 'invalid_type' && issue.path.length === 1 && value !== undefined) return `${String(key)}: expected ${issue.expected === 'boolean' ? 'true or false' : issue.expected}, got ${JSON.stringify(value)}`;
+      if (issue.code === 'invalid_value' && issue.path.length === 1) return `${String(key)}: ${JSON.stringify(value)} is not one of ${issue.values.map(String).join(', ')}`;
+      return formatIssues(new z.ZodError([issue]));
+    })
+    .join('; ');
+}
+
 /**
  * Reads a --config file. `flagIds` are the feature modules with their own flag: each is a boolean
  * key of the file ("orgs": false), like --orgs / --no-orgs.
@@ -67,7 +84,9 @@ export function readConfigFile(file: string, flagIds: string[] = []): PartialCho
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`Cannot read config file '${file}': ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? (error as Error).message);
+    throw new UsageError(`Cannot read config file '${file}': ${reason}.`);
   }
   let json: unknown;
   try {
@@ -78,12 +97,8 @@ export function readConfigFile(file: string, flagIds: string[] = []): PartialCho
   const schema = configFileSchema.extend(Object.fromEntries(flagIds.map((id) => [id, z.boolean().optional()])));
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const problems = formatIssues(parsed.error);
-    throw new UsageError(
-      `Config file '${file}' is invalid (${problems}). Valid keys: ${Object.keys(schema.shape)
-        .filter((key) => key !== '$schema')
-        .join(', ')}.`,
-    );
+    const keys = Object.keys(schema.shape).filter((key) => key !== '$schema');
+    throw new UsageError(`Config file '${file}' is invalid (${configProblems(parsed.error, json, keys)}). Valid keys: ${keys.join(', ')}.`);
   }
   const { $schema: _ignored, packs: _loadedEarlier, ...values } = parsed.data as Record<string, unknown>;
   const toggles: Record<string, boolean> = {};

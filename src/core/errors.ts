@@ -19,3 +19,23 @@ export class StepError extends Error {
 export class ManifestError extends Error {
   readonly exitCode = 2;
 }
+
+/** Ctrl-C at a prompt: nothing was written, and the prompt already said so. Exit code 130. */
+export class CancelledError extends Error {
+  readonly exitCode = 130;
+}
+
+/**
+ * Ctrl-C (SIGINT) during a long step, after the project was written. The message names what is on
+ * disk and how to finish. Exit code 130.
+ */
+export class InterruptedError extends Error {
+  readonly exitCode = 130;
+  constructor(
+    readonly step: string,
+    message: string,
+    readonly retry?: string,
+  ) {
+    super(message);
+  }
+}

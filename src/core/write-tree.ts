@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { type Stats, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { StepError, UsageError } from './errors.js';
 import type { FileTree } from './file-tree.js';
@@ -8,8 +8,30 @@ export function isEmptyDirectory(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
 }
 
+/** Why `dir` cannot hold a project at all (it, or a folder on the way to it, is a file), else undefined. */
+export function targetProblem(dir: string): string | undefined {
+  let at = path.resolve(dir);
+  for (;;) {
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(at, { throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR: a file further up; the loop finds it.
+    }
+    if (stat && !stat.isDirectory()) {
+      return at === path.resolve(dir)
+        ? `'${dir}' is a file, not a directory. Choose a directory name for the new app.`
+        : `'${dir}' cannot be created: ${at} is a file, not a directory. Choose another place for the new app.`;
+    }
+    if (stat || path.dirname(at) === at) return undefined;
+    at = path.dirname(at);
+  }
+}
+
 /** Refuses a non-empty target unless --force: nothing a user has there is ever overwritten silently. */
 export function checkTarget(dir: string, force: boolean): void {
+  const problem = targetProblem(dir);
+  if (problem) throw new UsageError(problem);
   if (existsSync(dir) && !isEmptyDirectory(dir) && !force) {
     throw new UsageError(
       `Directory '${dir}' is not empty. Choose another directory, empty it, or pass --force to write into it (files Gatekit generates are overwritten).`,

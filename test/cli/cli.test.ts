@@ -1,8 +1,9 @@
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/run-cli.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, ROOT, runCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-cli-'));
 const target = (name: string) => path.join(work, name);
@@ -258,6 +259,23 @@ describe('add', () => {
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it('a conflict: every other step still runs, the report names the file and line, and the exit code is 3 (issue 24, row 12)', () => {
+    const dir = generated('add-conflict');
+    const hooks = path.join(dir, 'src/modules/auth/account-hooks.ts');
+    const mine = readFileSync(hooks, 'utf8').replace('export const loginChecks: LoginCheck[] = [];', 'export const loginChecks: LoginCheck[] = [/* mine */];');
+    writeFileSync(hooks, mine);
+    const migrations = readdirSync(path.join(dir, 'prisma/migrations'));
+    const result = runCli(['add', 'totp', '--cwd', dir, '--no-install']);
+    expect(result.status, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/Action needed \(1\):\n  src\/modules\/auth\/account-hooks\.ts: resolve the conflict markers at line \d+ of src\/modules\/auth\/account-hooks\.ts\.gatekit-new/);
+    expect(result.stdout).toContain('Added totp; 1 file(s) need your hand');
+    expect(readFileSync(hooks, 'utf8')).toBe(mine);
+    expect(readFileSync(`${hooks}.gatekit-new`, 'utf8')).toContain('<<<<<<< your version');
+    // The other steps ran: the module is recorded, its migration and env vars are there.
+    expect(JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id)).toContain('totp');
+    expect(readdirSync(path.join(dir, 'prisma/migrations')).filter((name) => !migrations.includes(name))).toEqual([expect.stringMatching(/_add_totp$/)]);
+  });
+
   it('a failing install exits 1 and leaves the app as it was', () => {
     const dir = generated('add-fails');
     const before = snapshot(dir);
@@ -265,6 +283,7 @@ describe('add', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("step 'install' failed");
     expect(result.stderr).toContain('put back as they were');
+    expect(result.stderr).toContain(`To retry: fix the cause, then create-gatekit add orgs --cwd ${dir}`);
     expect(snapshot(dir)).toEqual(before);
   });
 
@@ -553,5 +572,164 @@ describe('template packs are data: nothing in a pack runs, and nothing outside i
     noStackTrace(result.stderr);
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(dir)).toEqual(['src']);
+  });
+});
+
+/** A directory on PATH whose npm succeeds at once (install and db:migrate), so no real install runs. */
+function instantNpm(): string {
+  const bin = path.join(work, 'instant-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nexit 0\n');
+  chmodSync(path.join(bin, 'npm'), 0o755);
+  return `${bin}:${process.env.PATH}`;
+}
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
+
+describe('PostgreSQL needs a server before anything is written (issue 24, row 5)', () => {
+  const pg = (name: string, env: NodeJS.ProcessEnv, extra: string[] = []) =>
+    runCli([target(name), '--yes', '--db', 'postgresql', '--no-git', '--pm', 'npm', ...extra], { env: { PATH: instantNpm(), ...env } });
+
+  it('no TTY and no DATABASE_URL: exit 2 naming DATABASE_URL, nothing written', () => {
+    const result = pg('pg-none', { DATABASE_URL: '' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('set DATABASE_URL');
+    expect(result.stderr).toContain('--no-install');
+    noStack(result.stderr);
+    expect(existsSync(target('pg-none'))).toBe(false);
+  });
+
+  it('a DATABASE_URL no server answers at: exit 2 naming it with the password masked and what to fix, nothing written; --dry-run refuses the same way', () => {
+    const url = 'postgresql://app:s3cret-word@127.0.0.1:1/app';
+    const result = pg('pg-down', { DATABASE_URL: url });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('DATABASE_URL postgresql://app:****@127.0.0.1:1/app cannot be used: cannot connect to 127.0.0.1:1 (ECONNREFUSED)');
+    expect(result.stderr).toContain('Start the server, or correct the host and port in DATABASE_URL.');
+    expect(result.stderr).not.toContain('s3cret-word');
+    expect(existsSync(target('pg-down'))).toBe(false);
+    const dry = pg('pg-down', { DATABASE_URL: url }, ['--dry-run']);
+    expect([dry.status, dry.stderr]).toEqual([result.status, result.stderr]);
+  });
+
+  it('a server without the database: exit 2 saying so and how to create it', () => {
+    const result = pg('pg-nodb', { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/gatekit_no_such_database' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('database "gatekit_no_such_database" does not exist');
+    expect(result.stderr).toContain('createdb');
+    expect(existsSync(target('pg-nodb'))).toBe(false);
+  });
+
+  it('a reachable server: the project is written with that DATABASE_URL in .env', () => {
+    const url = 'postgres://postgres@127.0.0.1:5432/test';
+    const result = pg('pg-up', { DATABASE_URL: url });
+    expect(result.status, result.stderr).toBe(0);
+    expect(readFileSync(path.join(target('pg-up'), '.env'), 'utf8')).toMatch(new RegExp(`^DATABASE_URL=${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+  });
+
+  it('--no-install needs no URL, and says that .env holds the example', () => {
+    const result = pg('pg-later', { DATABASE_URL: '' }, ['--no-install']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain('DATABASE_URL in .env is the example from .env.example (postgresql://postgres:****@localhost:5432/app); set it to your server before db:migrate.');
+  });
+});
+
+describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)', () => {
+  it('a target that is a file, or below a file: exit 2 naming it, no stack trace', () => {
+    const file = target('a-file');
+    writeFileSync(file, 'mine');
+    for (const args of [[file], [path.join(file, 'app')]]) {
+      const result = runCli([...args, '--yes', '--no-install', '--no-git']);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain('is a file, not a directory');
+      noStack(result.stderr);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('mine');
+  });
+
+  it('--dry-run refuses exactly what the real run refuses, with the same exit code and message', () => {
+    const busy = target('dry-busy');
+    mkdirSync(busy);
+    writeFileSync(path.join(busy, 'notes.txt'), 'mine');
+    writeFileSync(target('dry-file'), 'mine');
+    const cases: [string[], NodeJS.ProcessEnv][] = [
+      [[busy], {}],
+      [[target('dry-file')], {}],
+      [[target('My App')], {}],
+      [[target('dry-pg'), '--db', 'postgresql'], { DATABASE_URL: '' }],
+      [[target('dry-id'), '--auth', 'jtw'], {}],
+    ];
+    for (const [args, env] of cases) {
+      const real = runCli([...args, '--yes', '--no-git'], { env });
+      const dry = runCli([...args, '--yes', '--no-git', '--dry-run'], { env });
+      expect(real.status, args.join(' ')).toBe(2);
+      expect([dry.status, dry.stderr]).toEqual([real.status, real.stderr]);
+    }
+    expect(readdirSync(busy)).toEqual(['notes.txt']);
+  });
+
+  it('help and help <command> print the help, and make no app named help', () => {
+    const cwd = target('help-here');
+    mkdirSync(cwd);
+    const help = runCli(['help'], { cwd });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: create-gatekit [options] [command] [directory]');
+    const add = runCli(['help', 'add'], { cwd });
+    expect(add.status).toBe(0);
+    expect(add.stdout).toContain('Usage: create-gatekit add [options] [modules...]');
+    const check = runCli(['help', 'pack', 'check'], { cwd });
+    expect(check.stdout).toContain('Usage: create-gatekit pack check [options] <dir>');
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('output into a closed pipe ends quietly', () => {
+    const busy = target('pipe');
+    const result = spawnSync('sh', ['-c', `'${process.execPath}' '${BIN}' '${busy}' --yes --dry-run | head -1; exit \${PIPESTATUS:-0}`], {
+      env: { ...process.env, CI: 'true' },
+      encoding: 'utf8',
+    });
+    expect(result.stdout).toMatch(/^Dry run: would write \d+ files/);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toBe('');
+  });
+
+  it('with --json a failure prints { error: { code, message } } on stdout too', () => {
+    const usage = runCli([target('json-bad'), '--yes', '--auth', 'jtw', '--json']);
+    expect(usage.status).toBe(2);
+    expect(JSON.parse(usage.stdout)).toEqual({ error: { code: 'usage', message: expect.stringContaining("'jtw'") } });
+    const flag = runCli([target('json-flag'), '--oath', 'github', '--json']);
+    expect(flag.status).toBe(2);
+    expect(JSON.parse(flag.stdout).error.code).toBe('usage');
+    const step = runCli([target('json-step'), '--yes', '--no-git', '--pm', 'npm', '--json'], { env: { PATH: path.join(work, 'no-bin'), npm_config_user_agent: '' } });
+    expect(step.status).toBe(1);
+    const error = JSON.parse(step.stdout).error;
+    expect(error.code).toBe('step-failed');
+    expect(error.message).toContain("step 'install' failed");
+    expect(error.message).toContain(`To retry: cd ${target('json-step')} && npm install && npm run db:migrate`);
+  });
+
+  it('a failing install names what is on disk, the steps that did not run, and a retry line that runs git too', () => {
+    const dir = target('failing-git');
+    const result = runCli([dir, '--yes', '--pm', 'npm'], { env: { PATH: path.join(work, 'no-bin'), npm_config_user_agent: '' } });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`The project is written to ${dir} (`);
+    expect(result.stderr).toContain('Not run: database migrations (db:migrate), git init and a first commit.');
+    expect(result.stderr).toContain(`To retry: cd ${dir} && npm install && npm run db:migrate && git init -b main && git add -A && git commit -m "Initial commit from create-gatekit" (git was skipped`);
+    expect(existsSync(path.join(dir, '.git'))).toBe(false);
+  });
+
+  it('a config file mistake names the file, the key and the valid keys', () => {
+    const file = path.join(work, 'typo.json');
+    writeFileSync(file, JSON.stringify({ auth: 'jwt', install: 'yes', db: 'mongo', instal: true }));
+    const result = runCli([target('config-typo'), '--yes', '--config', file]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`Config file '${file}' is invalid (`);
+    expect(result.stderr).toContain('install: expected true or false, got "yes"');
+    expect(result.stderr).toContain('db: "mongo" is not one of sqlite, postgresql, mysql');
+    expect(result.stderr).toContain("unknown key 'instal' (did you mean 'install'?)");
+    const missing = runCli([target('config-missing'), '--yes', '--config', path.join(work, 'nope.json')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`Cannot read config file '${path.join(work, 'nope.json')}': no such file.`);
+    expect(result.stderr).toContain('Valid keys: auth, oauth, hosted, modules, db');
+    noStack(result.stderr);
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,104 @@ function slowPackageManager(): string {
   chmodSync(path.join(bin, 'npm'), 0o755);
   return `${bin}:${process.env.PATH}`;
 }
+
+/** A package manager whose install takes a minute, so Ctrl-C lands during it. */
+function sleepingPackageManager(): string {
+  const bin = path.join(work, 'sleeping-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nsleep 60\nexit 0\n');
+  chmodSync(path.join(bin, 'npm'), 0o755);
+  return `${bin}:${process.env.PATH}`;
+}
+
+const INTERNAL_NAMES = ['OAuth sign-in', 'Hosted auth services', 'Hosted token exchanges'];
+
+describe('prompts check each answer as it is given (issue 24)', () => {
+  it('the directory: a bad npm name, a file and a non-empty folder are refused in place; Enter takes the my-app shown', async () => {
+    const cwd = path.join(work, 'typed');
+    mkdirSync(path.join(cwd, 'busy'), { recursive: true });
+    writeFileSync(path.join(cwd, 'busy', 'notes.txt'), 'mine');
+    writeFileSync(path.join(cwd, 'taken'), 'a file');
+    const erase = KEYS.backspace.repeat(12);
+    const { code, output } = await runInTerminal(
+      ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
+      [
+        { waitFor: /Where should the app go\?[\s\S]*my-app/, keys: `My App${KEYS.enter}` },
+        { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}taken${KEYS.enter}` },
+        { waitFor: /'taken' is a file, not a directory/, keys: `${erase}busy${KEYS.enter}` },
+        // Not empty: asked to confirm, and No (the default) asks for the directory again.
+        { waitFor: /busy is not empty\. Write into it anyway\?/, keys: KEYS.enter },
+        { waitFor: /Where should the app go\?/, keys: `${erase}${KEYS.enter}` },
+        { waitFor: /Wrote \d+ files to .*my-app/ },
+      ],
+      { cwd },
+    );
+    expect(code, output).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(cwd, 'my-app', 'package.json'), 'utf8')).name).toBe('my-app');
+    expect(readdirSync(path.join(cwd, 'busy'))).toEqual(['notes.txt']);
+    // Refused where typed: no message about flags the user never typed.
+    expect(output).not.toContain('--force');
+  }, 90_000);
+
+  it('the method lists offer no internal module; no sign-in method re-asks the method prompts with a message; Ctrl-C there exits 130 with one line and writes nothing', async () => {
+    const dir = path.join(work, 'no-method');
+    const { code, output } = await runInTerminal(
+      [dir, '--no-git', '--no-install'],
+      [
+        // jwt is selected by default: space leaves it out.
+        { waitFor: /Direct sign-in methods/, keys: `${KEYS.space}${KEYS.enter}` },
+        // Walk the whole OAuth list (it shows 8 at a time), then choose none.
+        { waitFor: /OAuth providers/, keys: `${KEYS.down.repeat(24)}${KEYS.enter}` },
+        { waitFor: /Hosted services/, keys: KEYS.enter },
+        { waitFor: /Choose at least one way to sign in[\s\S]*Direct sign-in methods/, keys: KEYS.ctrlC },
+      ],
+    );
+    expect(code, output).toBe(130);
+    for (const name of INTERNAL_NAMES) expect(output).not.toContain(name);
+    expect(output).toMatch(/Twitch/); // the end of the OAuth list was shown
+    expect(output).toMatch(/Clerk[\s\S]*Supabase/);
+    expect(output.match(/Cancelled/g)).toHaveLength(1);
+    expect(existsSync(dir)).toBe(false);
+  }, 90_000);
+
+  it('Ctrl-C during install: exit 130, no success mark for it, and the message names what is on disk and the commands that finish the job', async () => {
+    const dir = path.join(work, 'interrupted');
+    const { code, output } = await runInTerminal(
+      [dir, '--yes', '--pm', 'npm'],
+      [
+        { waitFor: /Installing dependencies \(npm install\) \[\d+s\]/, keys: KEYS.ctrlC },
+        { waitFor: /To finish:/ },
+      ],
+      { env: { PATH: sleepingPackageManager() } },
+    );
+    expect(code, output).toBe(130);
+    expect(output).not.toMatch(/[◇◆✔]\s+Installing dependencies \(npm install\)(?!: interrupted)/);
+    expect(output).not.toContain('Your app is ready');
+    expect(output).toContain(`The project is written to ${dir}`);
+    expect(output).toContain('Not run: database migrations (db:migrate), git init and a first commit.');
+    expect(output).toContain(`To finish: cd ${dir} && npm install && npm run db:migrate && git init -b main && git add -A && git commit -m "Initial commit from create-gatekit"`);
+    expect(existsSync(path.join(dir, 'gatekit.json'))).toBe(true);
+    expect(existsSync(path.join(dir, '.git'))).toBe(false);
+  }, 90_000);
+});
+
+describe('PostgreSQL in a terminal (issue 24, row 5)', () => {
+  it('without DATABASE_URL the URL is asked for and each answer must reach a server (password masked) before anything is written', async () => {
+    const dir = path.join(work, 'tty-pg');
+    const erase = KEYS.backspace.repeat(60);
+    const { code, output } = await runInTerminal(
+      [dir, '--db', 'postgresql', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--install', '--no-git', '--pm', 'npm'],
+      [
+        { waitFor: /DATABASE_URL of a running PostgreSQL server/, keys: `postgresql://app:s3cret-word@127.0.0.1:1/app${KEYS.enter}` },
+        { waitFor: /postgresql:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app: cannot connect to 127\.0\.0\.1:1 \(ECONNREFUSED\)/, keys: `${erase}postgresql://postgres@127.0.0.1:5432/test${KEYS.enter}` },
+        { waitFor: /Next steps/ },
+      ],
+      { env: { PATH: slowPackageManager(), DATABASE_URL: '' } },
+    );
+    expect(code, output).toBe(0);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toMatch(/^DATABASE_URL=postgresql:\/\/postgres@127\.0\.0\.1:5432\/test$/m);
+  }, 90_000);
+});
 
 describe('in a terminal', () => {
   it('generate: OAuth multiselect with callback hints, mysql shown unavailable, spinner with elapsed time, next steps as a note and outro', async () => {
@@ -54,6 +152,7 @@ describe('in a terminal', () => {
     );
     expect(code, output).toBe(0);
     expect(output).toMatch(/Adding apple \(with identities, oauth, which it needs\)/);
+    for (const name of INTERNAL_NAMES) expect(output).not.toContain(name);
     expect(JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id)).toContain('apple');
   }, 60_000);
 

@@ -14,7 +14,7 @@ export interface TerminalStep {
   keys?: string;
 }
 
-export const KEYS = { enter: '\r', down: '\u001b[B', space: ' ', left: '\u001b[D' };
+export const KEYS = { enter: '\r', down: '\u001b[B', space: ' ', left: '\u001b[D', backspace: '\u007f', ctrlC: '\u0003' };
 
 /**
  * Runs the built CLI in a real pseudo-terminal (util-linux `script`), typing keys when the screen

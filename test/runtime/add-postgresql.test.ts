@@ -72,7 +72,8 @@ describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in o
   it('migrates from the earlier state with one new migration, keeps the edits, and the old user signs in', async () => {
     const before = migrationHashes(dir);
     const result = add(dir, ADDED);
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // Every step ran; the conflict left for the user is exit code 3.
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(3);
     // The conflict: the user's file untouched, the proposal beside it, the line to act on named.
     expect(read(HOOKS)).toBe(hooksEdit);
     expect(existsSync(path.join(dir, `${HOOKS}.gatekit-new`))).toBe(true);

@@ -37,7 +37,7 @@ describe('config files', () => {
     expect(() => readConfigFile(configFile('{ not json'))).toThrow(UsageError);
     expect(() => readConfigFile(configFile('{"dbs": "sqlite"}'))).toThrow(/dbs/);
     expect(() => readConfigFile(configFile('{"db": "oracle"}'))).toThrow(/db/);
-    expect(() => readConfigFile(path.join(dir, 'missing.json'))).toThrow(/ENOENT/);
+    expect(() => readConfigFile(path.join(dir, 'missing.json'))).toThrow(/missing\.json': no such file\./);
   });
 
   it('lets flags override the config file', () => {
