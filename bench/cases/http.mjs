@@ -382,7 +382,7 @@ export async function run({ root }) {
     for (const [name, spec] of Object.entries(specs)) servers[name] = await startServer(spec);
     // Resident set right after start-up, to tell start-up memory from what the load adds.
     const rssAfterStart = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, memoryOf(server.pid).endMiB]));
-    const { gatekit: g, peer: p, bare: b } = servers;
+    const { gatekit: g, peer: p } = servers;
 
     // Gatekit: a user and an organization through the API, then the rest as copies of those rows.
     const password = 'a long bench passphrase';

@@ -56,7 +56,7 @@ export async function askForChoices(
       await prompts.text({
         message: 'Where should the app go?',
         placeholder: 'my-app',
-        validate: (value) => (value && value.trim() ? undefined : 'Give a directory name.'),
+        validate: (value) => (value?.trim() ? undefined : 'Give a directory name.'),
       }),
     ).trim();
   }

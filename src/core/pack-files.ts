@@ -1,4 +1,4 @@
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { ManifestError } from './errors.js';
 
@@ -46,7 +46,7 @@ export function checkModuleFolder(dir: string): void {
     throw new ManifestError(`Invalid pack: ${file} ${problem}`);
   };
   const walk = (folder: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch (error) {
