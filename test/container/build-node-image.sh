@@ -10,6 +10,8 @@
 set -euo pipefail
 major="$1"
 image="$2"
+# Flags this machine needs (see test/container/podman.ts), passed on by the caller.
+read -r -a PODMAN_GLOBAL_FLAGS <<<"${PODMAN_GLOBAL_FLAGS:-}"
 cd "$(dirname "$0")/../.."
 
 if podman image exists "$image"; then
@@ -42,4 +44,15 @@ if [ ! -f "$tarball" ]; then
   mv "$tarball.partial" "$tarball"
 fi
 
-podman import --quiet --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "$tarball" "$image" >/dev/null
+# The root file system, then the machine's own certificate authorities on top: this network
+# intercepts TLS to the npm registry, and Node reads only its built-in list unless told otherwise.
+# Kept out of the cached tarball, which stays the same on every machine.
+base="localhost/gatekit-node-base:$major"
+podman import --quiet --change 'CMD ["node"]' \
+  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "$tarball" "$base" >/dev/null
+context="$(mktemp -d "$cache/context.XXXXXX")"
+trap 'rm -rf "$context"' EXIT
+cp /etc/ssl/certs/ca-certificates.crt "$context/machine-ca-certificates.crt"
+printf '%s\n' "FROM $base" 'COPY machine-ca-certificates.crt /etc/ssl/certs/machine-ca-certificates.crt' \
+  'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/machine-ca-certificates.crt' >"$context/Containerfile"
+podman "${PODMAN_GLOBAL_FLAGS[@]}" build --quiet --pull=never ${PODMAN_BUILD_FLAGS:-} -t "$image" "$context" >/dev/null
