@@ -91,7 +91,6 @@ function npm(cwd: string, args: string[], step: string): string {
   if (result.status !== 0) {
     throw new StepError(step, `npm ${args.join(' ')} failed in the sample app ${cwd}:\n${`${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-30).join('\n')}`, `cd ${cwd} && npm ${args.join(' ')}`);
   }
-  // eslint-disable-next-line no-control-regex
   return result.stdout.replace(/\u001b\[[0-9;]*m/g, '');
 }
 

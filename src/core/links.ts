@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
 
@@ -24,7 +24,7 @@ export function linkLeadingOutside(root: string, relative: string): OutsideLink 
   let current = root;
   for (const segment of relative.split('/')) {
     const next = path.join(current, segment);
-    let stat;
+    let stat: Stats | undefined;
     try {
       stat = lstatSync(next, { throwIfNoEntry: false });
     } catch {

@@ -1,4 +1,4 @@
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { ManifestError } from './errors.js';
 
@@ -9,6 +9,11 @@ export const DOTFILE_PREFIX = '_';
 export function outputFileName(name: string): string {
   const plain = name.replace(/\.hbs$/, '');
   return plain.startsWith(DOTFILE_PREFIX) ? `.${plain.slice(DOTFILE_PREFIX.length)}` : plain;
+}
+
+/** The name a template folder gets in the project: a leading `_` turned into a dot. */
+export function outputFolderName(name: string): string {
+  return name.startsWith(DOTFILE_PREFIX) ? `.${name.slice(DOTFILE_PREFIX.length)}` : name;
 }
 
 /**
@@ -46,7 +51,7 @@ export function checkModuleFolder(dir: string): void {
     throw new ManifestError(`Invalid pack: ${file} ${problem}`);
   };
   const walk = (folder: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch (error) {
@@ -57,8 +62,9 @@ export function checkModuleFolder(dir: string): void {
       if (entry.isSymbolicLink()) {
         refuse(full, `is a symbolic link (to ${readlinkSync(full)}). A pack may not hold symbolic links: put the file itself in the module folder.`);
       }
-      if (isGitName(entry.name) || (entry.isFile() && isGitName(outputFileName(entry.name)))) {
-        refuse(full, `${entry.isDirectory() ? 'is a .git folder' : 'would be .git in the project'}. A pack may not hold files under .git/: git runs what a .git folder configures.`);
+      const projectName = entry.isDirectory() ? outputFolderName(entry.name) : outputFileName(entry.name);
+      if (isGitName(entry.name) || isGitName(projectName)) {
+        refuse(full, `${entry.isDirectory() && isGitName(entry.name) ? 'is a .git folder' : 'would be .git in the project'}. A pack may not hold files under .git/: git runs what a .git folder configures.`);
       }
       if (entry.isDirectory()) walk(full);
       else if (!entry.isFile()) refuse(full, 'is neither a file nor a folder (a FIFO, socket or device). A pack holds only files and folders.');

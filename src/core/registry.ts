@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManifestError } from './errors.js';
@@ -25,7 +25,7 @@ export interface ModuleRegistry {
  * symbolic link there is refused: it could make any folder on the machine a module of the pack.
  */
 export function loadPackModules(packDir: string, source: string, options: { builtIn?: boolean } = {}): LoadedModule[] {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(packDir, { withFileTypes: true });
   } catch (error) {

@@ -4,7 +4,7 @@ import { ManifestError } from './errors.js';
 import type { FileTree } from './file-tree.js';
 import { renderTemplate } from './handlebars.js';
 import type { LoadedModule } from './manifest.js';
-import { outputFileName } from './pack-files.js';
+import { outputFileName, outputFolderName } from './pack-files.js';
 import type { RenderContext } from './render-context.js';
 
 /** Every plain file under a module folder (loading the module refused links and anything else). */
@@ -17,10 +17,11 @@ function listFiles(root: string, relative = ''): string[] {
   });
 }
 
+/** Where a template lands: each folder and the file may start with `_` for a dot (`_github/` is `.github/`). */
 function outputPath(templatePath: string): string {
   const parts = templatePath.split('/');
-  parts.push(outputFileName(parts.pop()!));
-  return parts.join('/');
+  const file = outputFileName(parts.pop()!);
+  return [...parts.map(outputFolderName), file].join('/');
 }
 
 /** Reads and renders one file of a module; a template that does not compile names its file. */

@@ -81,6 +81,7 @@ function relabelCharColumns<T>(result: T): T {
 
 class PgCharAsTextClient extends pg.Client {
   // node-postgres' query() has many overloads; this forwards all of them unchanged.
+  // biome-ignore lint/suspicious/noExplicitAny: each overload returns its own type
   override query(...args: unknown[]): any {
     const last = args[args.length - 1];
     const query = super.query as (...a: unknown[]) => unknown;

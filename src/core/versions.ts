@@ -34,6 +34,7 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   redis: '^6.3.1',
   zod: '^4.6.7',
   // development
+  '@biomejs/biome': '^2.6.8',
   '@types/bcrypt': '^6.0.0',
   '@types/better-sqlite3': '^9.6.0',
   '@types/cors': '^2.8.19',

@@ -35,6 +35,11 @@ export function projectChecks(setup: ProjectCheckSetup): void {
     expect(setup.fixture().run('typecheck')).toContain('tsc --noEmit');
   }, 180_000);
 
+  it('lints clean with its own installed linter (npm run lint)', () => {
+    // run() throws with the linter's report when it exits non-zero (any error it finds).
+    expect(setup.fixture().run('lint')).toContain('biome lint');
+  }, 120_000);
+
   it("passes its own test suite (npm test)", () => {
     const output = setup.fixture().run('test');
     expect(output).toMatch(/Tests\s+\d+ passed/);
@@ -58,8 +63,10 @@ export function projectChecks(setup: ProjectCheckSetup): void {
     imported.add('@prisma/client');
     for (const name of Object.keys(pkg.dependencies)) expect(imported.has(name), `dependency ${name} is never imported`).toBe(true);
     const scripts = Object.values(pkg.scripts).join(' ');
+    // Packages whose command has another name than the package.
+    const commands: Record<string, string> = { '@biomejs/biome': 'biome ' };
     for (const name of Object.keys(pkg.devDependencies)) {
-      const used = imported.has(name) || (name.startsWith('@types/') && (imported.has(name.slice(7)) || name === '@types/node')) || (name === 'typescript' && scripts.includes('tsc')) || scripts.includes(name);
+      const used = imported.has(name) || (name.startsWith('@types/') && (imported.has(name.slice(7)) || name === '@types/node')) || (name === 'typescript' && scripts.includes('tsc')) || scripts.includes(commands[name] ?? name);
       expect(used, `devDependency ${name} is never used`).toBe(true);
     }
   });

@@ -118,7 +118,7 @@ describe('a pack is data: its folders and the paths its manifests name (issue 22
     for (const [value, problem] of refused) expect(pathProblem(value), value).toMatch(problem);
   });
 
-  it('refuses a module folder holding a symbolic link, a .git folder, a template named _git, or a FIFO', () => {
+  it('refuses a module folder holding a symbolic link, a .git folder, a template or folder named _git, or a FIFO', () => {
     const make = (name: string) => packFolder(name, { 'acme-sso': valid });
     const linked = make('unit-link');
     symlinkSync('/etc/passwd', path.join(linked, 'acme-sso', 'passwd'));
@@ -130,10 +130,13 @@ describe('a pack is data: its folders and the paths its manifests name (issue 22
     mkdirSync(path.join(dotfile, 'acme-sso', 'files'));
     writeFileSync(path.join(dotfile, 'acme-sso', 'files', '_git.hbs'), 'gitdir: /tmp\n');
     expect(() => load(dotfile)).toThrow(/_git\.hbs would be \.git in the project/);
+    const dotfolder = make('unit-dotfolder');
+    mkdirSync(path.join(dotfolder, 'acme-sso', 'files', '_git'), { recursive: true });
+    expect(() => load(dotfolder)).toThrow(/files\/_git would be \.git in the project/);
     const fifo = make('unit-fifo');
     execFileSync('mkfifo', [path.join(fifo, 'acme-sso', 'pipe')]);
     expect(() => load(fifo)).toThrow(/pipe is neither a file nor a folder/);
-    for (const dir of [linked, git, dotfile, fifo]) expect(() => load(dir)).toThrow(ManifestError);
+    for (const dir of [linked, git, dotfile, dotfolder, fifo]) expect(() => load(dir)).toThrow(ManifestError);
   });
 
   it('loads a pack whose package folder is itself a link, as pnpm installs packages', () => {

@@ -45,10 +45,10 @@ describe('built-in pages', () => {
     const script = await app.request('/assets/api.js');
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     // fetch resolves . and .. segments itself; those that hide a slash (%2F) reach the app as sent.
-    for (const escape of ['/assets/../src/server.ts', '/assets/%2e%2e/package.json', '/assets/..%2f.env', '/assets/missing.js', '/assets/..%2f', '/assets/x%2f..%2f..%2findex.html', '/assets/.%2f']) {
-      const response = await app.request(escape);
-      expect(response.status, escape).toBe(404);
-      expect((await response.json()).error.code, escape).toBe('NOT_FOUND');
+    for (const probe of ['/assets/../src/server.ts', '/assets/%2e%2e/package.json', '/assets/..%2f.env', '/assets/missing.js', '/assets/..%2f', '/assets/x%2f..%2f..%2findex.html', '/assets/.%2f']) {
+      const response = await app.request(probe);
+      expect(response.status, probe).toBe(404);
+      expect((await response.json()).error.code, probe).toBe('NOT_FOUND');
     }
   });
 

@@ -8,7 +8,7 @@ import { digest, isVerified, usernameOf } from '../users.js';
 
 export function discordProfile({ ex, grant }: ResourceContext): void {
   const found = grant(authorizationToken(ex.req, ['bearer']));
-  if (!found || !found.authorization.scopes.includes('identify')) {
+  if (!found?.authorization.scopes.includes('identify')) {
     return sendJson(ex, 401, { message: '401: Unauthorized', code: 0 }, 'unauthorized');
   }
   const { scopes, user } = found.authorization;

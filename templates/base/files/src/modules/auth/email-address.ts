@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** How many ASCII characters a string holds. */
-const asciiLength = (value: string): number => value.replace(/[^\x00-\x7f]/g, '').length;
+const asciiLength = (value: string): number => value.replace(/[\u0080-\uffff]/g, '').length;
 
 /**
  * One plain address: trimmed and lowercased; no lists, display names, quoted local parts or

@@ -11,7 +11,6 @@ export interface Authentication {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       auth?: Authentication;

@@ -8,7 +8,7 @@ const PROBE_ORIGIN = 'http://return-to.invalid';
  */
 export function safeReturnTo(value: unknown): string {
   if (typeof value !== 'string' || value.length > 512) return FALLBACK;
-  if (!value.startsWith('/') || value.startsWith('//') || value.includes('\\') || /[\u0000-\u001f\u007f]/.test(value)) return FALLBACK;
+  if (!value.startsWith('/') || value.startsWith('//') || value.includes('\\') || /\p{Cc}/u.test(value)) return FALLBACK;
   try {
     return new URL(value, PROBE_ORIGIN).origin === PROBE_ORIGIN ? value : FALLBACK;
   } catch {
