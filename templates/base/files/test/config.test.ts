@@ -24,6 +24,7 @@ describe('configuration', () => {
       /JWT_SECRET is required: a random string of at least 32 characters; generate one with: node -e/,
     );
     expect(() => loadConfig({ DATABASE_URL: valid.DATABASE_URL })).not.toThrow(/expected|received|undefined/);
+    expect(() => loadConfig({ ...valid, JWT_SECRET: '' })).toThrow(/JWT_SECRET is required/);
     expect(() => loadConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET must be at least 32 characters; generate one with/);
     // A secret's value is never repeated in the message.
     expect(() => loadConfig({ ...valid, JWT_SECRET: 'short' })).not.toThrow(/short"/);

@@ -51,9 +51,11 @@ export const baseConfig = {
   API_URL: optionalString.pipe(z.url().optional()),
   APP_URL: optionalString.pipe(z.url().optional()),
   DATABASE_URL: z.string({ error: 'is required: the database connection URL (file:./dev.db for SQLite)' }).trim().min(1, 'is required: the database connection URL'),
-  JWT_SECRET: z
-    .string({ error: `is required: a random string of at least 32 characters; ${SECRET_HINT}` })
-    .min(32, `must be at least 32 characters; ${SECRET_HINT}`),
+  // `JWT_SECRET=` (empty) is as missing as no line at all.
+  JWT_SECRET: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string({ error: `is required: a random string of at least 32 characters; ${SECRET_HINT}` }).min(32, `must be at least 32 characters; ${SECRET_HINT}`),
+  ),
   JWT_EXPIRES_IN: z
     .string()
     .default('7d')
