@@ -98,7 +98,8 @@ describe('minimal fixture (jwt, SQLite)', () => {
     });
 
     it('PORT=abc and a missing JWT_SECRET stop it with what each needs, not a schema library message', async () => {
-      const result = await runAppUntilExit(dir, { ...env, PORT: 'abc', JWT_SECRET: '' });
+      // API_URL set, since the harness would derive it from the port.
+      const result = await runAppUntilExit(dir, { ...env, PORT: 'abc', API_URL: 'http://127.0.0.1:3000', JWT_SECRET: '' });
       expect(result.code).toBe(1);
       expect(result.output).toContain('PORT must be a whole number from 1 to 65535 (got "abc")');
       expect(result.output).toContain('JWT_SECRET is required: a random string of at least 32 characters; generate one with');
