@@ -383,6 +383,18 @@ describe('OAuth through the fake provider', () => {
     expect(unlinked.body.identities).toEqual([]);
     expect(tab.errors).toEqual([]);
   });
+  it('keeps the account page within a 375 px phone screen once an identity with a long address is listed', async () => {
+    // A dotted address has no hyphen to break at: the row must wrap it, not grow wider than the screen.
+    const user = person(`phone.user.with.a.long.address.${Date.now()}${++counter}@example.com`);
+    fake.nextUser('github', user);
+    const tab = await open('/', { viewport: { width: 375, height: 812 } });
+    await tab.page.getByRole('link', { name: 'Continue with GitHub' }).click();
+    await onAccountPage(tab.page, user.email);
+    await tab.page.locator('#identities li', { hasText: `GitHub · ${user.email}` }).waitFor();
+    expect(await tab.page.evaluate(() => [window.innerWidth, document.documentElement.scrollWidth])).toEqual([375, 375]);
+    await screenshot(tab.page, 'account-phone');
+    expect(tab.errors).toEqual([]);
+  });
 });
 
 describe('organizations', () => {

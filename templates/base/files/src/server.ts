@@ -22,15 +22,26 @@ async function start(): Promise<App> {
 const { app, context, close } = await start();
 const { config, logger } = context;
 
+/** Why the port cannot be opened, in one line naming the port and what to do. */
+function listenFailure(error: NodeJS.ErrnoException): string {
+  const where = `port ${config.PORT}`;
+  if (error.code === 'EADDRINUSE') return `${where} is in use: another process is listening on it; stop that process or set PORT to a free port`;
+  if (error.code === 'EACCES') return `${where} needs privileges this process lacks; set PORT to 1024 or above`;
+  if (error.code === 'EADDRNOTAVAIL') return `HOST ${config.HOST} is not an address of this machine; set HOST to one (0.0.0.0 listens on all)`;
+  return `cannot listen on ${config.HOST}:${config.PORT} (${error.code ?? error.message}); check HOST and PORT`;
+}
+
 let cleanup: ExpiredRowCleanup | undefined;
-const server: Server = app.listen(config.PORT, config.HOST, () => {
+const server: Server = app.listen(config.PORT, config.HOST, (error?: Error) => {
+  // Express passes a listen error here as well as to the 'error' handler below, which reports it.
+  if (error) return;
   logger.info({ port: config.PORT, host: config.HOST, url: config.API_URL }, 'server listening');
   // Expired tokens, challenges and sessions are deleted now and every few minutes.
   cleanup = startExpiredRowCleanup(context);
 });
 server.on('clientError', answerClientError);
-server.on('error', (error) => {
-  logger.fatal({ err: error }, 'server failed to start');
+server.on('error', (error: NodeJS.ErrnoException) => {
+  logger.fatal(listenFailure(error));
   process.exit(1);
 });
 

@@ -19,6 +19,30 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...valid, PORT: 'eighty' })).toThrow(/PORT/);
   });
 
+  it('says what a missing JWT_SECRET needs and how to make one, not a schema library\'s wording', () => {
+    expect(() => loadConfig({ DATABASE_URL: valid.DATABASE_URL })).toThrow(
+      /JWT_SECRET is required: a random string of at least 32 characters; generate one with: node -e/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: valid.DATABASE_URL })).not.toThrow(/expected|received|undefined/);
+    expect(() => loadConfig({ ...valid, JWT_SECRET: '' })).toThrow(/JWT_SECRET is required/);
+    expect(() => loadConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET must be at least 32 characters; generate one with/);
+    // A secret's value is never repeated in the message.
+    expect(() => loadConfig({ ...valid, JWT_SECRET: 'short' })).not.toThrow(/short"/);
+  });
+
+  it('says what a bad PORT must be, quoting what it got', () => {
+    expect(() => loadConfig({ ...valid, PORT: 'abc' })).toThrow('PORT must be a whole number from 1 to 65535 (got "abc")');
+    expect(() => loadConfig({ ...valid, PORT: 'abc' })).not.toThrow(/NaN|expected/);
+    expect(() => loadConfig({ ...valid, PORT: '70000' })).toThrow('PORT must be a whole number from 1 to 65535 (got "70000")');
+    expect(() => loadConfig({ ...valid, PORT: '80.5' })).toThrow(/PORT must be a whole number/);
+    expect(loadConfig({ ...valid, PORT: '8080' }).PORT).toBe(8080);
+    expect(() => loadConfig({ ...valid, RATE_LIMIT_MAX: '-1' })).toThrow('RATE_LIMIT_MAX must be a whole number of at least 0 (got "-1")');
+  });
+
+  it('says DATABASE_URL is required when it is missing', () => {
+    expect(() => loadConfig({ JWT_SECRET: valid.JWT_SECRET })).toThrow(/DATABASE_URL is required/);
+  });
+
   it('refuses a short or missing JWT_SECRET', () => {
     expect(() => loadConfig({ ...valid, JWT_SECRET: 'short' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATABASE_URL: valid.DATABASE_URL })).toThrow(/JWT_SECRET/);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { pendingMigrations } from './migration-files.js';
+import { MIGRATIONS_DIR, pendingMigrations } from './migration-files.js';
 import { splitSchema } from './postgres-url.js';
 
 /** The advisory lock Prisma itself takes, so two deploys never run migrations at the same time. */
@@ -21,8 +21,8 @@ function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** Applies every committed migration not yet recorded, each in its own transaction. */
-export async function applyMigrations(url: string): Promise<string[]> {
+/** Applies every committed migration (in `dir`) not yet recorded, each in its own transaction. */
+export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promise<string[]> {
   const { connectionString, schema } = splitSchema(url);
   const client = new pg.Client({ connectionString });
   await client.connect();
@@ -38,7 +38,7 @@ export async function applyMigrations(url: string): Promise<string[]> {
     );
     const applied = new Map(rows.map((row) => [row.name, row.checksum]));
     const done: string[] = [];
-    for (const migration of pendingMigrations(applied)) {
+    for (const migration of pendingMigrations(applied, dir)) {
       await client.query('BEGIN');
       try {
         const startedAt = new Date();

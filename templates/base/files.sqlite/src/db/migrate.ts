@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@libsql/client';
-import { pendingMigrations } from './migration-files.js';
+import { MIGRATIONS_DIR, pendingMigrations } from './migration-files.js';
 
 /** Prisma's own bookkeeping table, so `prisma migrate deploy` sees what was applied here. */
 const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -17,8 +17,8 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
 const RECORD_MIGRATION =
   'INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)';
 
-/** Applies every committed migration not yet recorded, each in its own transaction. */
-export async function applyMigrations(url: string): Promise<string[]> {
+/** Applies every committed migration (in `dir`) not yet recorded, each in its own transaction. */
+export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promise<string[]> {
   const client = createClient({ url });
   try {
     await client.execute(CREATE_MIGRATIONS_TABLE);
@@ -27,7 +27,7 @@ export async function applyMigrations(url: string): Promise<string[]> {
     );
     const applied = new Map(rows.map((row) => [String(row.migration_name), String(row.checksum)]));
     const done: string[] = [];
-    for (const migration of pendingMigrations(applied)) {
+    for (const migration of pendingMigrations(applied, dir)) {
       const startedAt = Date.now();
       const transaction = await client.transaction('write');
       try {

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { applyMigrations } from '../../src/db/migrate.js';
 
-/** A new SQLite file with every migration applied. */
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new SQLite file with every migration applied (those in `migrationsDir`, default the app's). */
+export async function createTestDatabase(migrationsDir?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const file = path.join(tmpdir(), `app-test-${randomUUID()}.db`);
   const url = `file:${file}`;
-  await applyMigrations(url);
+  await applyMigrations(url, migrationsDir);
   return {
     url,
     drop: async () => {

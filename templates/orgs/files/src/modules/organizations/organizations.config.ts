@@ -1,5 +1,5 @@
-import { z } from 'zod';
+import { wholeNumber } from '../../config/base-config.js';
 
 export const organizationsConfig = {
-  INVITE_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  INVITE_EXPIRY_DAYS: wholeNumber(1, 365).default(7),
 };

@@ -4,6 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { invalidToken } from '../../../http/app-error.js';
 import { allowFormBody } from '../../../http/json-body.js';
 import { serviceNotConfigured, signInWithService, type HostedService } from '../hosted/hosted-sign-in.js';
+import { warnNotConfigured } from '../not-configured.js';
 import { AUTHJS_PATH, authjsOptions } from './authjs-options.js';
 import { browserSession, markExchanged, profileOf } from './authjs-session.js';
 
@@ -68,6 +69,7 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
   const router = Router();
   const secret = ctx.config.AUTH_SECRET;
   if (!secret) {
+    warnNotConfigured(ctx.config, ctx.logger, authjs.name, ['AUTH_SECRET']);
     router.use(AUTHJS_PATH, () => {
       throw serviceNotConfigured(authjs, ['AUTH_SECRET']);
     });

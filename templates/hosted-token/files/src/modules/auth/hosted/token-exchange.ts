@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Config } from '../../../config.js';
 import type { AppContext } from '../../../context.js';
 import { AppError, invalidToken } from '../../../http/app-error.js';
+import { warnNotConfigured } from '../not-configured.js';
 import { serviceNotConfigured, signInWithService, type HostedProfile, type HostedService } from './hosted-sign-in.js';
 import { ServiceUnavailable, TokenRefused } from './service-errors.js';
 
@@ -51,6 +52,7 @@ async function identifyOrFail<Settings>(ctx: AppContext, service: TokenService<S
 export function createTokenExchangeRoutes<Settings>(ctx: AppContext, service: TokenService<Settings>): Router {
   const router = Router();
   const settings = service.settings(ctx.config);
+  if (settings === undefined) warnNotConfigured(ctx.config, ctx.logger, service.name, service.requiredEnv);
 
   router.post(`/api/auth/${service.id}/exchange`, ctx.rateLimit(`${service.id}-exchange`), async (req, res) => {
     if (settings === undefined) throw serviceNotConfigured(service, service.requiredEnv);

@@ -1,5 +1,5 @@
-import { z } from 'zod';
+import { wholeNumber } from '../../../config/base-config.js';
 
 export const passwordConfig = {
-  BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+  BCRYPT_COST: wholeNumber(4, 15).default(12),
 };
