@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../src/app-root.js';
 import { createPrismaClient } from '../src/db/client.js';
+import { Prisma } from '../src/generated/prisma/client.js';
 import { createTestDatabase } from './helpers/test-database.js';
 
 /**
@@ -69,11 +70,14 @@ describe('npm run db:migration', () => {
 
     const database = await createTestDatabase(migrations());
     const prisma = createPrismaClient(database.url);
+    // Raw SQL is not scoped to a PostgreSQL URL's ?schema=, so the table is named with it.
+    const schemaName = database.url.startsWith('file:') ? null : new URL(database.url).searchParams.get('schema');
+    const widget = Prisma.raw(schemaName ? `"${schemaName}"."Widget"` : '"Widget"');
     try {
-      await prisma.$executeRaw`INSERT INTO "Widget" ("id", "name") VALUES (${'w1'}, ${'First widget'})`;
-      const rows = await prisma.$queryRaw<{ name: string }[]>`SELECT "name" FROM "Widget" WHERE "id" = ${'w1'}`;
+      await prisma.$executeRaw`INSERT INTO ${widget} ("id", "name") VALUES (${'w1'}, ${'First widget'})`;
+      const rows = await prisma.$queryRaw<{ name: string }[]>`SELECT "name" FROM ${widget} WHERE "id" = ${'w1'}`;
       expect(rows).toEqual([{ name: 'First widget' }]);
-      await expect(prisma.$executeRaw`INSERT INTO "Widget" ("id", "name") VALUES (${'w2'}, ${'First widget'})`).rejects.toThrow();
+      await expect(prisma.$executeRaw`INSERT INTO ${widget} ("id", "name") VALUES (${'w2'}, ${'First widget'})`).rejects.toThrow();
     } finally {
       await prisma.$disconnect();
       await database.drop();
