@@ -4,6 +4,7 @@ import { mergeChoices, overlayChoices, readConfigFile, type Choices } from '../c
 import { UsageError } from '../core/errors.js';
 import { generateProject, type GeneratedProject } from '../core/generate-project.js';
 import { flaggedModules } from '../core/choosable-modules.js';
+import { checkPackageManager } from '../core/package-managers.js';
 import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { CURRENT_RELEASE } from '../core/releases.js';
 import { refuseLinksOutside } from '../core/links.js';
@@ -76,6 +77,8 @@ export async function runGenerate(
   }
   const choices = mergeChoices(fromConfig, fromFlags, answers);
   const projectName = projectNameOf(directory);
+  // Before anything is written: an install that cannot start would leave a half-made project.
+  if (choices.install) checkPackageManager(choices.pm);
   if (!flags.dryRun) checkTarget(directory, Boolean(flags.force));
 
   const project = generateProject({ projectName, directory, choices, registry, envOverrides: envOverrides(choices) });
