@@ -98,7 +98,7 @@ describe.each(CASES)('$name', (testCase) => {
     const env = cleanEnv({ PATH });
     const version = spawnSync(testCase.pm, ['--version'], { env, encoding: 'utf8' }).stdout.trim();
     const node = spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim();
-    const dir = path.join(WORK, testCase.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+    const dir = path.join(WORK, testCase.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase());
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(WORK, { recursive: true });
 
