@@ -4,6 +4,7 @@ import { mergeChoices, overlayChoices, readConfigFile, type Choices } from '../c
 import { InterruptedError, StepError, UsageError } from '../core/errors.js';
 import { generateProject, type GeneratedProject } from '../core/generate-project.js';
 import { flaggedModules } from '../core/choosable-modules.js';
+import { checkPackageManager } from '../core/package-managers.js';
 import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { CURRENT_RELEASE } from '../core/releases.js';
 import { refuseLinksOutside } from '../core/links.js';
@@ -133,6 +134,8 @@ export async function runGenerate(
   const projectName = projectNameOf(directory);
   checkTarget(directory, force);
   resolveSelection(choices, registry);
+  // Before anything is written: an install that cannot start would leave a half-made project.
+  if (choices.install) checkPackageManager(choices.pm);
   const databaseUrl = choices.db === 'postgresql' ? await postgresUrl(choices, interactive) : mysqlUrl(choices);
 
   const project = generateProject({ projectName, directory, choices, registry, envOverrides: databaseUrl ? { DATABASE_URL: databaseUrl } : {} });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Choices } from '../core/choices.js';
+import { installArgs } from '../core/package-managers.js';
 import type { Reporter } from './reporter.js';
 import { runStep } from './run-step.js';
 
@@ -17,14 +18,16 @@ export async function installAndMigrate(
 ): Promise<void> {
   const cwd = path.resolve(directory);
   const where = `cd ${directory} && `;
+  const args = installArgs(choices.pm, cwd);
+  const install = [choices.pm, ...args].join(' ');
   if (options.announce !== false) reporter.info(`The project is written to ${cwd}; if a step below fails, it stays there and the step can be retried.`);
   await runStep(reporter, {
     step: 'install',
-    label: `Installing dependencies (${choices.pm} install)`,
+    label: `Installing dependencies (${install})`,
     command: choices.pm,
-    args: ['install'],
+    args,
     cwd,
-    retry: `${where}${choices.pm} install && ${choices.pm} ${runScript(choices.pm, 'db:migrate').join(' ')}`,
+    retry: `${where}${install} && ${choices.pm} ${runScript(choices.pm, 'db:migrate').join(' ')}`,
   });
   options.onDone?.('install');
   await runStep(reporter, {

@@ -31,8 +31,9 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     dependencies: sortedVersions([...new Set(dependencies)]),
     // A package the app runs with is a dependency, even where one module needs it only for its tests.
     devDependencies: sortedVersions([...new Set(devDependencies)].filter((name) => !dependencies.includes(name))),
-    // The same forced versions for every package manager; package-lock.json and friends record them.
-    ...(Object.keys(overrides).length > 0 && { overrides, pnpm: { overrides }, resolutions: overrides }),
+    // npm and bun read `overrides`, yarn `resolutions`; pnpm 11+ reads no settings from package.json,
+    // so its overrides go to pnpm-workspace.yaml (package-managers.ts).
+    ...(Object.keys(overrides).length > 0 && { overrides, resolutions: overrides }),
   };
   return `${JSON.stringify(packageJson, null, 2)}\n`;
 }

@@ -23,6 +23,13 @@ export class FileTree {
     this.files.set(path, content);
   }
 
+  /** Adds lines at the end of a file already in the tree (its owner stays the same). */
+  appendLines(path: string, lines: string[]): void {
+    const content = this.files.get(path);
+    if (content === undefined) throw new Error(`Cannot append to ${path}: no module writes it.`);
+    this.files.set(path, `${content}${content === '' || content.endsWith('\n') ? '' : '\n'}${lines.map((line) => `${line}\n`).join('')}`);
+  }
+
   get(path: string): string | undefined {
     return this.files.get(path);
   }

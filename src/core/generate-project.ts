@@ -9,6 +9,7 @@ import { composeReadme } from './compose-readme.js';
 import { composeSchema } from './compose-schema.js';
 import { FileTree } from './file-tree.js';
 import type { LoadedModule, OAuthProviderEntry } from './manifest.js';
+import { packageManagerFiles, packageManagerIgnores } from './package-managers.js';
 import { packsUsedBy, type ModuleRegistry } from './registry.js';
 import { buildRenderContext } from './render-context.js';
 import { renderModule } from './render-module.js';
@@ -50,6 +51,15 @@ export interface GeneratedProject {
  * Renders a whole project in memory: resolve the selection, render each module's files,
  * then merge package.json, env files, schema, migrations, OpenAPI, README and gatekit.json.
  */
+/** The chosen package manager's settings file and .gitignore lines (see package-managers.ts). */
+function addPackageManagerFiles(tree: FileTree, pm: Choices['pm'], packageJson: string): void {
+  const { dependencies = {}, devDependencies = {}, overrides = {} } = JSON.parse(packageJson) as Record<string, Record<string, string> | undefined>;
+  const packages = [...Object.keys(dependencies), ...Object.keys(devDependencies)];
+  for (const [file, content] of packageManagerFiles(pm, packages, overrides)) tree.add(file, content, 'core');
+  const ignores = packageManagerIgnores(pm);
+  if (ignores.length > 0 && tree.has('.gitignore')) tree.appendLines('.gitignore', ignores);
+}
+
 export function generateProject(input: GenerateInput): GeneratedProject {
   const { projectName, choices } = input;
   const modules = resolveSelection(choices, input.registry);
@@ -63,7 +73,9 @@ export function generateProject(input: GenerateInput): GeneratedProject {
 
   const env = composeEnv(modules, choices.db, input.envOverrides);
   const openapi = composeOpenApi(modules, projectName, context);
-  tree.add('package.json', composePackageJson(modules, projectName, choices.db), 'core');
+  const packageJson = composePackageJson(modules, projectName, choices.db);
+  tree.add('package.json', packageJson, 'core');
+  addPackageManagerFiles(tree, choices.pm, packageJson);
   tree.add('.env.example', env.example, 'core');
   tree.add('.env', env.dev, 'core');
   tree.add('prisma/schema.prisma', composeSchema(modules, context), 'core');

@@ -116,7 +116,11 @@ describe('generate', () => {
 
   it('a failing install exits 1, names the step and how to retry, and keeps the written project', () => {
     const dir = target('failing');
-    const result = runCli([dir, '--yes', '--no-git', '--pm', 'npm'], { env: { PATH: path.join(work, 'no-bin'), npm_config_user_agent: '' } });
+    // An npm that runs (the check before writing passes) but whose install fails.
+    const bin = path.join(work, 'failing-npm-bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = "--version" ] && echo 11.0.0 && exit 0\necho "npm error code E404" >&2\nexit 1\n', { mode: 0o755 });
+    const result = runCli([dir, '--yes', '--no-git', '--pm', 'npm'], { env: { PATH: bin, npm_config_user_agent: '' } });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("step 'install' failed");
     expect(result.stderr).toContain('To retry: cd');
