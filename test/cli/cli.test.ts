@@ -327,7 +327,7 @@ describe('pack check', () => {
     expect(stale.stderr).toContain('--write-migrations');
     expect(runCli(['pack', 'check', dir, '--no-typecheck', '--write-migrations']).status).toBe(0);
     expect(readFileSync(sqlite, 'utf8')).toBe(right);
-  });
+  }, 120_000); // two pack checks with the schema engine: slow on a loaded 2-core machine
 
   it('a broken manifest: exit 2 naming the file and the field', () => {
     const dir = path.join(work, 'broken-pack');
@@ -669,7 +669,7 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
       expect([dry.status, dry.stderr]).toEqual([real.status, real.stderr]);
     }
     expect(readdirSync(busy)).toEqual(['notes.txt']);
-  });
+  }, 120_000); // ten runs of the CLI
 
   it('help and help <command> print the help, and make no app named help', () => {
     const cwd = target('help-here');

@@ -12,7 +12,8 @@ const work = mkdtempSync(path.join(tmpdir(), 'gatekit-tty-'));
 function slowPackageManager(): string {
   const bin = path.join(work, 'slow-bin');
   mkdirSync(bin, { recursive: true });
-  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nsleep 2\nexit 0\n');
+  // It answers `npm --version` at once: the CLI checks the package manager runs before writing.
+  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = --version ] && echo 11.0.0 && exit 0\nsleep 2\nexit 0\n');
   chmodSync(path.join(bin, 'npm'), 0o755);
   return `${bin}:${process.env.PATH}`;
 }
@@ -21,7 +22,7 @@ function slowPackageManager(): string {
 function sleepingPackageManager(): string {
   const bin = path.join(work, 'sleeping-bin');
   mkdirSync(bin, { recursive: true });
-  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nsleep 60\nexit 0\n');
+  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = --version ] && echo 11.0.0 && exit 0\nsleep 60\nexit 0\n');
   chmodSync(path.join(bin, 'npm'), 0o755);
   return `${bin}:${process.env.PATH}`;
 }

@@ -8,10 +8,13 @@ import { splitSchema } from '../src/db/postgres-url.js';
  * The engine reads PostgreSQL's catalog, whose columns of the internal one-byte "char" type (OID 18:
  * pg_class.relkind, pg_constraint.contype, ...) Prisma's pg adapter cannot convert ("Column type
  * 'char' could not be deserialized"). They arrive as one-character strings already, so this client
- * labels them as text (OID 25) before the adapter looks; the values are unchanged.
+ * labels them as text (OID 25) before the adapter looks; the values are unchanged. Seen with
+ * @prisma/adapter-pg 7.10.0; remove this class once the adapter reads OID 18 itself (the
+ * generator's own schema engine connection has the same workaround).
  */
 class CatalogClient extends pg.Client {
   // node-postgres' query() has many overloads; this forwards every one unchanged.
+  // biome-ignore lint/suspicious/noExplicitAny: one signature for all of query()'s overloads
   override query(...args: unknown[]): any {
     const relabel = <T>(result: T): T => {
       for (const one of (Array.isArray(result) ? result : [result]) as { fields?: { dataTypeID: number }[] }[]) {
