@@ -8,6 +8,15 @@ import { BIN, ROOT, runCli } from '../helpers/run-cli.js';
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-cli-'));
 const target = (name: string) => path.join(work, name);
 
+
+/** A folder for PATH holding an npm that runs (the check before writing passes) but whose install fails. */
+function failingNpm(): string {
+  const bin = path.join(work, 'failing-npm-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = "--version" ] && echo 11.0.0 && exit 0\necho "npm error code E404" >&2\nexit 1\n', { mode: 0o755 });
+  return bin;
+}
+
 describe('usage errors exit 2 with a message naming the bad value', () => {
   it('unknown flag', () => {
     const result = runCli(['app', '--oath', 'github']);
@@ -116,11 +125,7 @@ describe('generate', () => {
 
   it('a failing install exits 1, names the step and how to retry, and keeps the written project', () => {
     const dir = target('failing');
-    // An npm that runs (the check before writing passes) but whose install fails.
-    const bin = path.join(work, 'failing-npm-bin');
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = "--version" ] && echo 11.0.0 && exit 0\necho "npm error code E404" >&2\nexit 1\n', { mode: 0o755 });
-    const result = runCli([dir, '--yes', '--no-git', '--pm', 'npm'], { env: { PATH: bin, npm_config_user_agent: '' } });
+    const result = runCli([dir, '--yes', '--no-git', '--pm', 'npm'], { env: { PATH: failingNpm(), npm_config_user_agent: '' } });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("step 'install' failed");
     expect(result.stderr).toContain('To retry: cd');
@@ -703,7 +708,7 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
     const flag = runCli([target('json-flag'), '--oath', 'github', '--json']);
     expect(flag.status).toBe(2);
     expect(JSON.parse(flag.stdout).error.code).toBe('usage');
-    const step = runCli([target('json-step'), '--yes', '--no-git', '--pm', 'npm', '--json'], { env: { PATH: path.join(work, 'no-bin'), npm_config_user_agent: '' } });
+    const step = runCli([target('json-step'), '--yes', '--no-git', '--pm', 'npm', '--json'], { env: { PATH: failingNpm(), npm_config_user_agent: '' } });
     expect(step.status).toBe(1);
     const error = JSON.parse(step.stdout).error;
     expect(error.code).toBe('step-failed');
@@ -713,7 +718,7 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
 
   it('a failing install names what is on disk, the steps that did not run, and a retry line that runs git too', () => {
     const dir = target('failing-git');
-    const result = runCli([dir, '--yes', '--pm', 'npm'], { env: { PATH: path.join(work, 'no-bin'), npm_config_user_agent: '' } });
+    const result = runCli([dir, '--yes', '--pm', 'npm'], { env: { PATH: failingNpm(), npm_config_user_agent: '' } });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`The project is written to ${dir} (`);
     expect(result.stderr).toContain('Not run: database migrations (db:migrate), git init and a first commit.');
