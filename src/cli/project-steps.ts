@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Choices } from '../core/choices.js';
+import { InterruptedError } from '../core/errors.js';
 import { installArgs } from '../core/package-managers.js';
 import type { Reporter } from './reporter.js';
 import { runStep } from './run-step.js';
@@ -65,27 +66,56 @@ export function finishingCommands(directory: string, pm: Choices['pm'], steps: P
  * bring one: loading it refuses anything under .git/); fsmonitor stays off all the same, so no
  * configuration can make `git add` run a command.
  */
-function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv) {
+function runGit(cwd: string, args: string[], env?: NodeJS.ProcessEnv) {
   return spawnSync('git', ['-c', 'core.fsmonitor=false', ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
 }
 
-/** git init and a first commit; a missing git or identity is a warning, never a failure. */
+/**
+ * git init and a first commit; a missing git or identity is a warning, never a failure. Ctrl-C
+ * reaches git too (same terminal): while it runs, this process listens for the signal instead of
+ * dying by it, so the interrupt ends as InterruptedError, which names what is on disk.
+ */
 export async function commitToGit(reporter: Reporter, directory: string): Promise<void> {
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  try {
+    await initAndCommit(reporter, directory, () => interrupted);
+    // A signal that arrived between two git commands is handled once the event loop runs.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (interrupted) throw gitInterrupted();
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
+}
+
+const gitInterrupted = () => new InterruptedError('git', 'git init and a first commit was interrupted.');
+
+async function initAndCommit(reporter: Reporter, directory: string, interrupted: () => boolean): Promise<void> {
   const cwd = path.resolve(directory);
-  if (git(cwd, ['--version']).status !== 0) {
+  const git = (args: string[], env?: NodeJS.ProcessEnv) => {
+    const result = runGit(cwd, args, env);
+    if (result.signal === 'SIGINT' || result.signal === 'SIGTERM' || interrupted()) throw gitInterrupted();
+    return result;
+  };
+  if (git(['--version']).status !== 0) {
     reporter.warn('! git is not installed; skipped git init.');
     return;
   }
-  if (git(cwd, ['rev-parse', '--is-inside-work-tree']).stdout.trim() === 'true' && git(cwd, ['rev-parse', '--show-toplevel']).stdout.trim() !== cwd) {
+  if (git(['rev-parse', '--is-inside-work-tree']).stdout.trim() === 'true' && git(['rev-parse', '--show-toplevel']).stdout.trim() !== cwd) {
     reporter.warn('! The project is inside another git repository; skipped git init.');
     return;
   }
-  const hasIdentity = git(cwd, ['config', 'user.email']).stdout.trim() !== '';
+  const hasIdentity = git(['config', 'user.email']).stdout.trim() !== '';
   const identity = hasIdentity
     ? {}
     : { GIT_AUTHOR_NAME: 'create-gatekit', GIT_AUTHOR_EMAIL: 'create-gatekit@localhost', GIT_COMMITTER_NAME: 'create-gatekit', GIT_COMMITTER_EMAIL: 'create-gatekit@localhost' };
   for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['commit', '-q', '-m', FIRST_COMMIT]]) {
-    const result = git(cwd, args, identity);
+    const result = git(args, identity);
     if (result.status !== 0) {
       reporter.warn(`! git ${args[0]} failed (${result.stderr.trim()}); the project is fine, commit it yourself.`);
       return;

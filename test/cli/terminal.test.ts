@@ -98,6 +98,41 @@ describe('prompts check each answer as it is given (issue 24)', () => {
   }, 90_000);
 });
 
+/** A git whose `init` takes a minute (and says so on the terminal), so Ctrl-C lands during it. */
+function sleepingGit(): string {
+  const bin = path.join(work, 'sleeping-git-bin');
+  mkdirSync(bin, { recursive: true });
+  const script = [
+    '#!/bin/sh',
+    'for arg in "$@"; do case "$arg" in',
+    '  --version) echo "git version 2.39.5"; exit 0 ;;',
+    '  rev-parse|config) exit 1 ;;',
+    '  init) echo "stand-in git init" > /dev/tty; sleep 60; exit 0 ;;',
+    'esac; done',
+    'exit 0',
+  ].join('\n');
+  writeFileSync(path.join(bin, 'git'), `${script}\n`);
+  chmodSync(path.join(bin, 'git'), 0o755);
+  return `${bin}:${process.env.PATH}`;
+}
+
+describe('Ctrl-C during git (issue 24, row 3)', () => {
+  it('exit 130, no success mark, and the message names what is on disk and the git commands that finish the job', async () => {
+    const dir = path.join(work, 'interrupted-git');
+    const { code, output } = await runInTerminal(
+      [dir, '--yes', '--no-install', '--pm', 'npm'],
+      [{ waitFor: /stand-in git init/, keys: KEYS.ctrlC }, { waitFor: /To finish:/ }],
+      { env: { PATH: sleepingGit() } },
+    );
+    expect(code, output).toBe(130);
+    expect(output).not.toContain('Created a git repository');
+    expect(output).toContain('git init and a first commit was interrupted.');
+    expect(output).toContain(`The project is written to ${dir}`);
+    expect(output).toContain(`To finish: cd ${dir} && git init -b main && git add -A && git commit -m "Initial commit from create-gatekit"`);
+    expect(existsSync(path.join(dir, 'gatekit.json'))).toBe(true);
+  }, 90_000);
+});
+
 describe('PostgreSQL in a terminal (issue 24, row 5)', () => {
   it('without DATABASE_URL the URL is asked for and each answer must reach a server (password masked) before anything is written', async () => {
     const dir = path.join(work, 'tty-pg');

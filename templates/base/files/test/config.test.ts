@@ -39,6 +39,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...valid, RATE_LIMIT_MAX: '-1' })).toThrow('RATE_LIMIT_MAX must be a whole number of at least 0 (got "-1")');
   });
 
+  it('never repeats the password of a malformed URL it quotes', () => {
+    const attempt = () => loadConfig({ ...valid, REDIS_URL: 'redis//default:hunter2@cache:6379' });
+    expect(attempt).toThrow(/REDIS_URL/);
+    expect(attempt).toThrow(/default:\*\*\*\*@cache/);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
   it('says DATABASE_URL is required when it is missing', () => {
     expect(() => loadConfig({ JWT_SECRET: valid.JWT_SECRET })).toThrow(/DATABASE_URL is required/);
   });
