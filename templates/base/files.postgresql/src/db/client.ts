@@ -18,5 +18,8 @@ const timeouts = {
 
 export function createPrismaClient(url: string): PrismaClient {
   const { connectionString, schema } = splitSchema(url);
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, ...timeouts }, schema ? { schema } : undefined) });
+  if (!schema) return new PrismaClient({ adapter: new PrismaPg({ connectionString, ...timeouts }) });
+  // Prisma's own queries name the schema; hand-written SQL ($queryRaw) finds it on the search path.
+  const searchPath = `-c search_path="${schema.replaceAll('"', '""')}"`;
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, options: searchPath, ...timeouts }, { schema }) });
 }
