@@ -39,6 +39,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect(routes.sort()).toEqual(
         [
           'GET /healthz', 'GET /readyz', 'GET /api/auth/me', 'POST /api/auth/logout', 'POST /api/auth/logout-all', 'GET /api/auth/providers', 'GET /api/openapi.json',
+          'POST /api/auth/refresh', 'GET /api/auth/sessions', 'DELETE /api/auth/sessions/{id}', 'POST /api/auth/sessions/revoke-others',
           'POST /api/auth/register', 'POST /api/auth/login', 'POST /api/auth/password/change', 'POST /api/auth/password/forgot', 'POST /api/auth/password/reset', 'POST /api/auth/email/verify/send', 'POST /api/auth/email/verify',
         ].sort(),
       );
@@ -55,19 +56,24 @@ export function describeJwtApp(setup: ScenarioSetup): void {
   });
 
   describe('email and password (B.4)', () => {
-    it('register → 201 token response whose JWT has sub, jti, iat, exp = iat + 7d', async () => {
+    it('register → 201 token response with a refresh token, whose JWT has sub, sid, jti, iat, auth_time, exp = iat + 15m', async () => {
       const { status, body, email } = await register();
       expect(status).toBe(201);
       expect(body).toEqual({
         token: expect.any(String),
         tokenType: 'Bearer',
-        expiresIn: 604800,
+        expiresIn: 900,
+        refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43,}$/),
+        refreshExpiresIn: expect.any(Number),
         user: { id: expect.any(String), email, name: 'Ada', image: null, emailVerified: false, twoFactorEnabled: false, createdAt: expect.stringMatching(/Z$/) },
       });
       const [header, payload] = body.token.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
       expect(header.alg).toBe('HS256');
-      expect(Object.keys(payload).sort()).toEqual(['exp', 'iat', 'jti', 'sub']);
-      expect(payload.exp - payload.iat).toBe(604800);
+      expect(Object.keys(payload).sort()).toEqual(['auth_time', 'exp', 'iat', 'jti', 'sid', 'sub']);
+      // SESSION_IDLE_DAYS (30) from now, give or take the second the answer took.
+      expect(body.refreshExpiresIn).toBeGreaterThan(30 * 86_400 - 5);
+      expect(body.refreshExpiresIn).toBeLessThanOrEqual(30 * 86_400);
+      expect(payload.exp - payload.iat).toBe(900);
       expect(payload.sub).toBe(body.user.id);
       const me = await call(running.app.url, '/api/auth/me', { token: body.token });
       expect(me.body).toEqual({ user: body.user });
@@ -159,7 +165,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
     const sign = (claims: Record<string, unknown>, secret = JWT_SECRET) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 
-    it('rejects alg none, another algorithm, a tampered payload, another secret, an expired token and an unissued jti', async () => {
+    it('rejects alg none, another algorithm, a tampered payload, another secret, an expired token and a session that was never started', async () => {
       const { body } = await register();
       const [header, payload, signature] = body.token.split('.');
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
@@ -171,7 +177,8 @@ export function describeJwtApp(setup: ScenarioSetup): void {
         tampered: `${header}.${encode({ ...claims, exp: claims.exp + 1000 })}.${signature}`,
         otherSecret: await sign(claims, 'another-secret-another-secret-another-secret'),
         expired: await sign({ ...claims, iat: now - 100, exp: now - 10 }),
-        unissued: await sign({ ...claims, jti: 'made-up' }),
+        // Access tokens are checked against their session (sid), not a record per token.
+        unissued: await sign({ ...claims, sid: 'made-up' }),
         // The same claims and secret under another HMAC: only HS256 is accepted.
         hs512: await new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT' }).sign(new TextEncoder().encode(JWT_SECRET)),
       };
@@ -183,6 +190,24 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect((await call(running.app.url, '/api/auth/me', { headers: { authorization: `bearer ${body.token}` } })).status).toBe(200);
       expect((await call(running.app.url, `/api/auth/me?access_token=${body.token}`)).status).toBe(401);
       expect((await call(running.app.url, '/api/auth/me', { headers: { cookie: `token=${body.token}` } })).status).toBe(401);
+    });
+
+    it('refresh rotates: one 200 for eight concurrent refreshes of one token, and the new token goes on', async () => {
+      const { body } = await register();
+      const replies = await Promise.all(Array.from({ length: 8 }, () => call(running.app.url, '/api/auth/refresh', { json: { refreshToken: body.refreshToken } })));
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array(7).fill(401)]);
+      const winner = replies.find((reply) => reply.status === 200)!.body;
+      expect(winner).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshToken: expect.any(String) });
+      expect((await call(running.app.url, '/api/auth/me', { token: winner.token })).status).toBe(200);
+      expect((await call(running.app.url, '/api/auth/refresh', { json: { refreshToken: winner.refreshToken } })).status).toBe(200);
+    });
+
+    it('limits refreshes per client IP like the other sign-in routes', async () => {
+      await expectRateLimit(running, setup.fixture(), {
+        max: 3,
+        allowedStatus: 401,
+        request: (url) => call(url, '/api/auth/refresh', { json: { refreshToken: 'not-a-token-this-server-issued' } }),
+      });
     });
 
     it('reset tokens are not access tokens', async () => {

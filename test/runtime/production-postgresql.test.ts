@@ -69,11 +69,11 @@ async function startApp(extra: Record<string, string> = {}): Promise<AppProcess>
   return app;
 }
 
-async function register(url: string, label = 'user'): Promise<{ email: string; token: string; userId: string }> {
+async function register(url: string, label = 'user'): Promise<{ email: string; token: string; refreshToken: string; userId: string }> {
   const email = `${unique(label)}@example.com`;
   const reply = await call(url, '/api/auth/register', { json: { email, password: PASSWORD, name: label } });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { email, token: reply.body.token, userId: reply.body.user.id };
+  return { email, token: reply.body.token, refreshToken: reply.body.refreshToken, userId: reply.body.user.id };
 }
 
 /** A request and how long it took, in ms. */
@@ -373,6 +373,33 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('UNAUTHENTICATED');
     report('two instances: logout on A, /me on B answered 401 UNAUTHENTICATED');
+  });
+
+  it('one refresh token presented eight times at once, split across both: exactly one 200, and the chain goes on', async () => {
+    for (let round = 0; round < 3; round++) {
+      const account = await register(next().url, 'refresher');
+      const replies = await Promise.all(Array.from({ length: 8 }, () => call(next().url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } })));
+      const statuses = replies.map((reply) => reply.status).sort();
+      expect(statuses).toEqual([200, ...Array(7).fill(401)]);
+      for (const reply of replies.filter((one) => one.status === 401)) expect(reply.body.error.code).toBe('INVALID_TOKEN');
+      const winner = replies.find((reply) => reply.status === 200)!.body;
+      // Within the grace the losers ended nothing: the winner's tokens work on both instances.
+      expect((await call(a.url, '/api/auth/me', { token: winner.token })).status).toBe(200);
+      expect((await call(b.url, '/api/auth/refresh', { json: { refreshToken: winner.refreshToken } })).status).toBe(200);
+      if (round === 0) report(`two instances, one refresh token presented 8 times at once: ${statuses.join(' ')}`);
+    }
+  }, 60_000);
+
+  it('a session ended through one: its refresh token is refused by the other, and so is its listing', async () => {
+    const account = await register(a.url, 'ended');
+    const other = await call(b.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+    const listed = await call(b.url, '/api/auth/sessions', { token: other.body.token });
+    expect(listed.body.sessions).toHaveLength(2);
+    const first = listed.body.sessions.find((session: { current: boolean }) => !session.current);
+    expect((await call(b.url, `/api/auth/sessions/${first.id}`, { method: 'DELETE', token: other.body.token })).status).toBe(204);
+    expect((await call(a.url, '/api/auth/me', { token: account.token })).status).toBe(401);
+    expect((await call(a.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } })).status).toBe(401);
+    expect((await call(a.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
   });
 
   it('one invite accepted ten times at once, split across both: one membership', async () => {
