@@ -138,9 +138,9 @@ describe.each<Db>(['sqlite', 'postgresql'])('findDrift on %s', (db) => {
   it('reports a missing index', async () => {
     const url = await freshDatabase(db);
     await executeSql({ db, url, sql: await fromEmpty(db, url, schema) });
-    await executeSql({ db, url, sql: 'DROP INDEX "AccessToken_expiresAt_idx";' });
+    await executeSql({ db, url, sql: 'DROP INDEX "Session_expiresAt_idx";' });
     const drift = await findDrift({ db, url, schema });
-    expect(drift).toContain('CREATE INDEX "AccessToken_expiresAt_idx" ON "AccessToken"("expiresAt");');
+    expect(drift).toContain('CREATE INDEX "Session_expiresAt_idx" ON "Session"("expiresAt");');
     expect(drift).not.toContain('CREATE TABLE');
   });
 
@@ -172,7 +172,7 @@ describe('findDrift on postgresql details', () => {
       'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
       [name],
     );
-    expect(tables.map((row) => row.table_name)).toEqual(['AccessToken', 'OneTimeToken', 'PasswordCredential', 'User']);
+    expect(tables.map((row) => row.table_name)).toEqual(['OneTimeToken', 'PasswordCredential', 'RefreshToken', 'Session', 'User']);
 
     await executeSql({
       db: 'postgresql',
@@ -180,14 +180,14 @@ describe('findDrift on postgresql details', () => {
       sql: `
         ALTER TABLE "User" ALTER COLUMN "name" SET NOT NULL;
         ALTER TABLE "User" ALTER COLUMN "emailVerified" DROP DEFAULT;
-        ALTER TABLE "AccessToken" DROP CONSTRAINT "AccessToken_userId_fkey";
-        ALTER TABLE "AccessToken" ADD CONSTRAINT "AccessToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+        ALTER TABLE "Session" DROP CONSTRAINT "Session_userId_fkey";
+        ALTER TABLE "Session" ADD CONSTRAINT "Session_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
       `,
     });
     const drift = await findDrift({ db: 'postgresql', url, schema });
     expect(drift).toMatch(/ALTER COLUMN "name" DROP NOT NULL/);
     expect(drift).toMatch(/ALTER COLUMN "emailVerified" SET DEFAULT false/);
-    expect(drift).toMatch(/ADD CONSTRAINT "AccessToken_userId_fkey" FOREIGN KEY \("userId"\) REFERENCES "User"\("id"\) ON DELETE CASCADE/);
+    expect(drift).toMatch(/ADD CONSTRAINT "Session_userId_fkey" FOREIGN KEY \("userId"\) REFERENCES "User"\("id"\) ON DELETE CASCADE/);
   });
 });
 

@@ -97,7 +97,9 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     expect(signedIn.body).toEqual({
       token: expect.any(String),
       tokenType: 'Bearer',
-      expiresIn: 604800,
+      expiresIn: 900,
+      refreshToken: expect.any(String),
+      refreshExpiresIn: expect.any(Number),
       user: { id: expect.any(String), email, name: null, image: null, emailVerified: true, twoFactorEnabled: false, createdAt: expect.any(String) },
     });
     const me = await call(running.app.url, '/api/auth/me', { token: signedIn.body.token });

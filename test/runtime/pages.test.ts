@@ -203,24 +203,39 @@ describe('password', () => {
     expect(tab.errors).toEqual([]);
   });
 
-  it('verifies the email address from the mailed link, signing in first in the new tab', async () => {
-    const account = await register(running, { password: PASSWORD });
-    const tab = await signedIn(account.email);
+  /** Signs in with the password, asks for the verification mail, and returns the tab and the mailed link. */
+  async function verificationLink(email: string): Promise<{ tab: Tab; link: string }> {
+    const tab = await signedIn(email);
     await shows(tab.page, 'Not verified yet');
     const since = running.mail.messages.length;
     await tab.page.getByRole('button', { name: 'Send the verification email' }).click();
     await shows(tab.page, /^Sent\. Open the link in the mail/);
+    return { tab, link: await mailedLink(email, since, '/verify-email?token=') };
+  }
 
-    // The mail's link opens in a new tab: same browser, but no session there yet.
-    const link = await mailedLink(account.email, since, '/verify-email?token=');
+  it('verifies the email address from the mailed link in a new tab of the signed-in browser (its refresh cookie signs it in)', async () => {
+    const account = await register(running, { password: PASSWORD });
+    const { tab, link } = await verificationLink(account.email);
     const mailTab = await tab.newPage();
+    await mailTab.goto(link);
+    expect(await shows(mailTab, `${account.email} is verified. Thank you.`)).toBeTruthy();
+    expect((await userOf(mailTab)).emailVerified).toBe(true);
+    expect(tab.errors).toEqual([]);
+  });
+
+  it('verifies the email address from the mailed link in another browser, signing in first', async () => {
+    const account = await register(running, { password: PASSWORD });
+    const { link } = await verificationLink(account.email);
+    const elsewhere = await browser.open();
+    const mailTab = elsewhere.page;
+    mailTab.setDefaultTimeout(10_000);
     await mailTab.goto(link);
     await mailTab.waitForURL(url('/'));
     await signInWithPassword(mailTab, account.email);
     await mailTab.waitForURL(url('/verify-email'));
     expect(await shows(mailTab, `${account.email} is verified. Thank you.`)).toBeTruthy();
     expect((await userOf(mailTab)).emailVerified).toBe(true);
-    expect(tab.errors).toEqual([]);
+    expect(elsewhere.errors).toEqual([]);
   });
 });
 

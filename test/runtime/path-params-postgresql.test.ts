@@ -125,16 +125,16 @@ describe('hosted-postgresql: finding 5a and finding 6 (low)', () => {
     await query(`INSERT INTO "AuthjsUser" (id, email) VALUES ('cleanup-authjs', 'cleanup-authjs@example.com')`);
     const insert = async (interval: string, count: number, tag: string) => {
       const series = `generate_series(1, ${count}) AS n`;
-      await query(`INSERT INTO "AccessToken" (id, "userId", "expiresAt") SELECT '${tag}-a' || n, $1, now() + interval '${interval}' FROM ${series}`, [userId]);
+      await query(`INSERT INTO "Session" (id, "userId", method, "expiresAt", "maxExpiresAt") SELECT '${tag}-a' || n, $1, 'password', now() + interval '${interval}', now() + interval '${interval}' FROM ${series}`, [userId]);
       await query(`INSERT INTO "OneTimeToken" (id, purpose, "tokenHash", "expiresAt", "usedAt") SELECT '${tag}-o' || n, 'oauth_state', '${tag}-o' || n, now() + interval '${interval}', now() FROM ${series}`);
-      await query(`INSERT INTO "TwoFactorChallenge" (id, "tokenHash", "userId", "expiresAt") SELECT '${tag}-c' || n, '${tag}-c' || n, $1, now() + interval '${interval}' FROM ${series}`, [userId]);
+      await query(`INSERT INTO "TwoFactorChallenge" (id, "tokenHash", "userId", "expiresAt", method) SELECT '${tag}-c' || n, '${tag}-c' || n, $1, now() + interval '${interval}', 'password' FROM ${series}`, [userId]);
       await query(`INSERT INTO "AuthjsSession" (id, "sessionTokenHash", "userId", expires) SELECT '${tag}-s' || n, '${tag}-s' || n, 'cleanup-authjs', now() + interval '${interval}' FROM ${series}`);
       await query(`INSERT INTO "AuthjsVerificationToken" (identifier, token, expires) SELECT '${tag}@example.com', '${tag}-v' || n, now() + interval '${interval}' FROM ${series}`);
     };
     await insert('-1 minute', 2000, 'expired');
     await insert('1 hour', 1, 'live');
     const counts = async () => {
-      const tables = ['AccessToken', 'OneTimeToken', 'TwoFactorChallenge', 'AuthjsSession', 'AuthjsVerificationToken'];
+      const tables = ['Session', 'OneTimeToken', 'TwoFactorChallenge', 'AuthjsSession', 'AuthjsVerificationToken'];
       const rows = await Promise.all(tables.map(async (table) => [table, Number((await query<{ n: string }>(`SELECT count(*) AS n FROM "${table}" WHERE "${table === 'AuthjsSession' || table === 'AuthjsVerificationToken' ? 'expires' : 'expiresAt'}" < now()`))[0]!.n)]));
       return Object.fromEntries(rows);
     };
@@ -143,8 +143,8 @@ describe('hosted-postgresql: finding 5a and finding 6 (low)', () => {
     const instances = await Promise.all([startAppProcess(fixture().dir, running.env()), startAppProcess(fixture().dir, running.env())]);
     try {
       for (let attempt = 0; attempt < 100 && Object.values(await counts()).some(Boolean); attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await counts()).toEqual({ AccessToken: 0, OneTimeToken: 0, TwoFactorChallenge: 0, AuthjsSession: 0, AuthjsVerificationToken: 0 });
-      expect((await query<{ id: string }>(`SELECT id FROM "AccessToken" WHERE id = 'live-a1'`)).length).toBe(1);
+      expect(await counts()).toEqual({ Session: 0, OneTimeToken: 0, TwoFactorChallenge: 0, AuthjsSession: 0, AuthjsVerificationToken: 0 });
+      expect((await query<{ id: string }>(`SELECT id FROM "Session" WHERE id = 'live-a1'`)).length).toBe(1);
       expect((await query<{ id: string }>(`SELECT id FROM "AuthjsSession" WHERE id = 'live-s1'`)).length).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 300));
       for (const instance of instances) expect(instance.output()).not.toContain('could not delete expired rows');

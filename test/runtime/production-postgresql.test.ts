@@ -69,11 +69,11 @@ async function startApp(extra: Record<string, string> = {}): Promise<AppProcess>
   return app;
 }
 
-async function register(url: string, label = 'user'): Promise<{ email: string; token: string; userId: string }> {
+async function register(url: string, label = 'user'): Promise<{ email: string; token: string; refreshToken: string; userId: string }> {
   const email = `${unique(label)}@example.com`;
   const reply = await call(url, '/api/auth/register', { json: { email, password: PASSWORD, name: label } });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { email, token: reply.body.token, userId: reply.body.user.id };
+  return { email, token: reply.body.token, refreshToken: reply.body.refreshToken, userId: reply.body.user.id };
 }
 
 /** A request and how long it took, in ms. */
@@ -374,6 +374,96 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(refused.body.error.code).toBe('UNAUTHENTICATED');
     report('two instances: logout on A, /me on B answered 401 UNAUTHENTICATED');
   });
+
+  it('one refresh token presented eight times at once, split across both: exactly one 200, and the chain goes on', async () => {
+    for (let round = 0; round < 3; round++) {
+      const account = await register(next().url, 'refresher');
+      const replies = await Promise.all(Array.from({ length: 8 }, () => call(next().url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } })));
+      const statuses = replies.map((reply) => reply.status).sort();
+      expect(statuses).toEqual([200, ...Array(7).fill(401)]);
+      for (const reply of replies.filter((one) => one.status === 401)) expect(reply.body.error.code).toBe('INVALID_TOKEN');
+      const winner = replies.find((reply) => reply.status === 200)!.body;
+      // Within the grace the losers ended nothing: the winner's tokens work on both instances.
+      expect((await call(a.url, '/api/auth/me', { token: winner.token })).status).toBe(200);
+      expect((await call(b.url, '/api/auth/refresh', { json: { refreshToken: winner.refreshToken } })).status).toBe(200);
+      if (round === 0) report(`two instances, one refresh token presented 8 times at once: ${statuses.join(' ')}`);
+    }
+  }, 60_000);
+
+  it('a session ended through one: its refresh token is refused by the other, and so is its listing', async () => {
+    const account = await register(a.url, 'ended');
+    const other = await call(b.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+    const listed = await call(b.url, '/api/auth/sessions', { token: other.body.token });
+    expect(listed.body.sessions).toHaveLength(2);
+    const first = listed.body.sessions.find((session: { current: boolean }) => !session.current);
+    expect((await call(b.url, `/api/auth/sessions/${first.id}`, { method: 'DELETE', token: other.body.token })).status).toBe(204);
+    expect((await call(a.url, '/api/auth/me', { token: account.token })).status).toBe(401);
+    expect((await call(a.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } })).status).toBe(401);
+    expect((await call(a.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
+  });
+
+  it('a refresh token reused after the grace, through the other instance: that whole session ends on both, the user\'s other session lives', async () => {
+    const GRACE_SECONDS = 3;
+    const graceEnv = { REDIS_URL: redis.url, REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS) };
+    const [first, second] = await Promise.all([startApp(graceEnv), startApp(graceEnv)]);
+    try {
+      const account = await register(first.url, 'stolen');
+      const elsewhere = await call(second.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+      // The owner refreshes on the first instance; the copied (now used) token comes back at once on
+      // the second: within the grace that is a plain 401 and the session lives on.
+      const rotated = await call(first.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } });
+      expect(rotated.status).toBe(200);
+      const early = await call(second.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } });
+      expect(early.status).toBe(401);
+      expect(early.body.error.code).toBe('INVALID_TOKEN');
+      for (const instance of [first, second]) expect((await call(instance.url, '/api/auth/me', { token: rotated.body.token })).status).toBe(200);
+
+      // After the grace the same token is theft: the whole session ends, on both instances.
+      await sleep(GRACE_SECONDS * 1000 + 500);
+      const late = await call(second.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } });
+      expect(late.status).toBe(401);
+      expect(late.body.error.code).toBe('INVALID_TOKEN');
+      for (const instance of [first, second]) {
+        const refused = await call(instance.url, '/api/auth/me', { token: rotated.body.token });
+        expect(refused.status).toBe(401);
+        expect(refused.body.error.code).toBe('UNAUTHENTICATED');
+        expect((await call(instance.url, '/api/auth/me', { token: account.token })).status).toBe(401);
+      }
+      // The owner's current refresh token went with its session.
+      expect((await call(first.url, '/api/auth/refresh', { json: { refreshToken: rotated.body.refreshToken } })).status).toBe(401);
+      // Only that session: the user's other sign-in goes on, on both.
+      for (const instance of [first, second]) expect((await call(instance.url, '/api/auth/me', { token: elsewhere.body.token })).status).toBe(200);
+      const sessions = await call(first.url, '/api/auth/sessions', { token: elsewhere.body.token });
+      expect(sessions.body.sessions.map((session: { current: boolean }) => session.current)).toEqual([true]);
+      expect(second.output()).toContain('a used refresh token came back: the session is ended');
+      report(`two instances, grace ${GRACE_SECONDS} s: used refresh token on B at once -> ${early.status}, session alive; after the grace -> ${late.status}, session ended on A and B`);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 60_000);
+
+  it('share refresh rate limits: the limit counts refreshes to both', async () => {
+    const limitedEnv = { REDIS_URL: redis.url, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_SECONDS: '60' };
+    const [first, second] = await Promise.all([startApp(limitedEnv), startApp(limitedEnv)]);
+    try {
+      let { refreshToken } = await register(first.url, 'refresh-limited');
+      const statuses: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const instance = i % 2 === 0 ? first : second;
+        const reply = await call(instance.url, '/api/auth/refresh', { json: { refreshToken } });
+        statuses.push(`${i % 2 === 0 ? 'A' : 'B'}:${reply.status}`);
+        if (reply.status === 200) refreshToken = reply.body.refreshToken;
+        else {
+          expect(reply.body.error.code).toBe('RATE_LIMITED');
+          expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+        }
+      }
+      expect(statuses).toEqual(['A:200', 'B:200', 'A:200', 'B:200', 'A:429', 'B:429']);
+      report(`two instances, RATE_LIMIT_MAX=4, alternating refreshes: ${statuses.join(' ')}`);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 60_000);
 
   it('one invite accepted ten times at once, split across both: one membership', async () => {
     const owner = await register(next().url, 'owner');

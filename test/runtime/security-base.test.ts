@@ -182,25 +182,28 @@ describe('finding 6 (low, part): expired rows are never deleted', () => {
     const authjsUserId = `authjs-${randomUUID()}`;
     db.prepare('INSERT INTO User (id, email, updatedAt) VALUES (?, ?, ?)').run(userId, uniqueEmail(), now);
     db.prepare('INSERT INTO AuthjsUser (id, email, createdAt) VALUES (?, ?, ?)').run(authjsUserId, uniqueEmail(), now);
+    // Refresh tokens expire on their own too, also in a session that lives on.
+    db.prepare('INSERT INTO Session (id, userId, method, expiresAt, maxExpiresAt) VALUES (?, ?, ?, ?, ?)').run('living', userId, 'password', future, future);
     const insert = (expiresAt: string, tag: string) => {
-      db.prepare('INSERT INTO AccessToken (id, userId, expiresAt) VALUES (?, ?, ?)').run(`${tag}-access`, userId, expiresAt);
+      db.prepare('INSERT INTO Session (id, userId, method, expiresAt, maxExpiresAt) VALUES (?, ?, ?, ?, ?)').run(`${tag}-session`, userId, 'password', expiresAt, expiresAt);
+      db.prepare('INSERT INTO RefreshToken (id, tokenHash, sessionId, expiresAt) VALUES (?, ?, ?, ?)').run(`${tag}-refresh`, `${tag}-h0`, 'living', expiresAt);
       db.prepare('INSERT INTO OneTimeToken (id, purpose, tokenHash, email, expiresAt) VALUES (?, ?, ?, ?, ?)').run(`${tag}-link`, 'magic_link', `${tag}-h1`, 'x@example.com', expiresAt);
       db.prepare('INSERT INTO OneTimeToken (id, purpose, tokenHash, expiresAt, usedAt) VALUES (?, ?, ?, ?, ?)').run(`${tag}-state`, 'oauth_state', `${tag}-h2`, expiresAt, now);
-      db.prepare('INSERT INTO TwoFactorChallenge (id, tokenHash, userId, expiresAt) VALUES (?, ?, ?, ?)').run(`${tag}-challenge`, `${tag}-h3`, userId, expiresAt);
+      db.prepare('INSERT INTO TwoFactorChallenge (id, tokenHash, userId, expiresAt, method) VALUES (?, ?, ?, ?, ?)').run(`${tag}-challenge`, `${tag}-h3`, userId, expiresAt, 'password');
       db.prepare('INSERT INTO AuthjsSession (id, sessionTokenHash, userId, expires) VALUES (?, ?, ?, ?)').run(`${tag}-session`, `${tag}-h4`, authjsUserId, expiresAt);
       db.prepare('INSERT INTO AuthjsVerificationToken (identifier, token, expires) VALUES (?, ?, ?)').run(`${tag}@example.com`, `${tag}-h5`, expiresAt);
     };
     for (let i = 0; i < 50; i++) insert(past, `expired-${i}`);
     insert(future, 'live');
-    const tables = ['AccessToken', 'OneTimeToken', 'TwoFactorChallenge', 'AuthjsSession', 'AuthjsVerificationToken'];
+    const tables = ['Session', 'RefreshToken', 'OneTimeToken', 'TwoFactorChallenge', 'AuthjsSession', 'AuthjsVerificationToken'];
     const counts = () => Object.fromEntries(tables.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
-    expect(counts()).toEqual({ AccessToken: 50 + 1, OneTimeToken: 100 + 2, TwoFactorChallenge: 50 + 1, AuthjsSession: 50 + 1, AuthjsVerificationToken: 50 + 1 });
+    expect(counts()).toEqual({ Session: 1 + 50 + 1, RefreshToken: 50 + 1, OneTimeToken: 100 + 2, TwoFactorChallenge: 50 + 1, AuthjsSession: 50 + 1, AuthjsVerificationToken: 50 + 1 });
 
     const app = await startAppProcess(fixture.dir, running.env({ DATABASE_URL: url }));
     try {
       await app.waitForOutput('expired rows deleted', 10_000);
-      expect(counts()).toEqual({ AccessToken: 1, OneTimeToken: 2, TwoFactorChallenge: 1, AuthjsSession: 1, AuthjsVerificationToken: 1 });
-      expect(app.output()).toMatch(/"deleted":300\b/);
+      expect(counts()).toEqual({ Session: 2, RefreshToken: 1, OneTimeToken: 2, TwoFactorChallenge: 1, AuthjsSession: 1, AuthjsVerificationToken: 1 });
+      expect(app.output()).toMatch(/"deleted":350\b/);
     } finally {
       await app.stop();
       db.close();

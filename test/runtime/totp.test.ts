@@ -95,7 +95,9 @@ function describeTotpApp(setup: TotpSetup): void {
     expect(response.body).toEqual({
       token: expect.any(String),
       tokenType: 'Bearer',
-      expiresIn: 604800,
+      expiresIn: 900,
+      refreshToken: expect.any(String),
+      refreshExpiresIn: expect.any(Number),
       user: expect.objectContaining({ id: account.userId, email: account.email, twoFactorEnabled: true }),
     });
   }

@@ -29,6 +29,7 @@ CREATE TABLE "TwoFactorChallenge" (
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "expiresAt" TIMESTAMP(3) NOT NULL,
     "usedAt" TIMESTAMP(3),
+    "method" TEXT NOT NULL,
     "pendingStep" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 

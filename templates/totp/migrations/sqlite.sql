@@ -27,6 +27,7 @@ CREATE TABLE "TwoFactorChallenge" (
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "expiresAt" DATETIME NOT NULL,
     "usedAt" DATETIME,
+    "method" TEXT NOT NULL,
     "pendingStep" TEXT,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "TwoFactorChallenge_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE

@@ -8,7 +8,10 @@ describe('configuration', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig(valid);
     expect(config.PORT).toBe(3000);
-    expect(config.JWT_EXPIRES_IN).toBe(7 * 24 * 3600);
+    expect(config.JWT_EXPIRES_IN).toBe(15 * 60);
+    expect(config.SESSION_IDLE_DAYS).toBe(30);
+    expect(config.SESSION_MAX_DAYS).toBe(90);
+    expect(config.REFRESH_REUSE_GRACE_SECONDS).toBe(10);
     expect(config.APP_URL).toBe('http://localhost:3000');
     expect(config.CORS_ORIGINS).toEqual(['http://localhost:3000']);
     expect(config.RATE_LIMIT_MAX).toBe(10);
@@ -17,6 +20,9 @@ describe('configuration', () => {
   it('names the variable that is wrong', () => {
     expect(() => loadConfig({ ...valid, JWT_EXPIRES_IN: 'forever' })).toThrow(/JWT_EXPIRES_IN/);
     expect(() => loadConfig({ ...valid, PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ ...valid, SESSION_IDLE_DAYS: '0' })).toThrow(/SESSION_IDLE_DAYS/);
+    expect(() => loadConfig({ ...valid, SESSION_MAX_DAYS: 'soon' })).toThrow(/SESSION_MAX_DAYS/);
+    expect(() => loadConfig({ ...valid, REFRESH_REUSE_GRACE_SECONDS: '-1' })).toThrow(/REFRESH_REUSE_GRACE_SECONDS/);
   });
 
   it('says what a missing JWT_SECRET needs and how to make one, not a schema library\'s wording', () => {

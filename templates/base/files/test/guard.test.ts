@@ -1,7 +1,8 @@
 import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signAccessToken, verifyAccessToken } from '../src/modules/auth/access-tokens.js';
-import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
+import { issueTokenResponse } from '../src/modules/auth/complete-login.js';
+import { createUserWithToken, startTestApp, testSignIn, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -56,7 +57,8 @@ describe('the guard', () => {
     const { user } = await createUserWithToken(app);
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
-    const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ sub: user.id, jti: 'x', iat: now, exp: now + 60 })}.`;
+    const session = await app.context.prisma.session.findFirstOrThrow({ where: { userId: user.id } });
+    const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ sub: user.id, sid: session.id, jti: 'x', iat: now, exp: now + 60, auth_time: now })}.`;
     await expectUnauthenticated(await app.request('/api/auth/me', { headers: { authorization: `Bearer ${unsigned}` } }));
   });
 
@@ -70,10 +72,12 @@ describe('the guard', () => {
 
   it('rejects an expired token and one signed with another secret', async () => {
     const { user } = await createUserWithToken(app);
+    const session = await app.context.prisma.session.findFirstOrThrow({ where: { userId: user.id } });
     const now = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('expired').setIssuedAt(now - 120).setExpirationTime(now - 60).sign(secret());
+    const claims = { sid: session.id, auth_time: now - 120 };
+    const expired = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('expired').setIssuedAt(now - 120).setExpirationTime(now - 60).sign(secret());
     await expectUnauthenticated(await app.request('/api/auth/me', { token: expired }));
-    const foreign = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('x').setIssuedAt(now).setExpirationTime(now + 60).sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    const foreign = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('x').setIssuedAt(now).setExpirationTime(now + 60).sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
     await expectUnauthenticated(await app.request('/api/auth/me', { token: foreign }));
   });
 
@@ -94,59 +98,83 @@ describe('the guard', () => {
 
   it('signs tokens that jose, another RFC 7519 implementation, verifies with the claims the guard reads', async () => {
     const { user } = await createUserWithToken(app);
-    const signed = signAccessToken(app.context.config, user.id);
+    const session = await app.context.prisma.session.findFirstOrThrow({ where: { userId: user.id } });
+    const signed = signAccessToken(app.context.config, session);
     const { payload, protectedHeader } = await jwtVerify(signed.token, secret(), { algorithms: ['HS256'], typ: 'JWT' });
     expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(payload).toEqual({ sub: user.id, jti: signed.tokenId, iat: expect.any(Number), exp: signed.expiresAt.getTime() / 1000 });
+    expect(payload).toEqual({
+      sub: user.id,
+      sid: session.id,
+      jti: expect.any(String),
+      iat: expect.any(Number),
+      exp: expect.any(Number),
+      auth_time: Math.floor(session.createdAt.getTime() / 1000),
+    });
     expect(payload.exp! - payload.iat!).toBe(app.context.config.JWT_EXPIRES_IN);
+    // Access tokens live 15 minutes unless JWT_EXPIRES_IN says otherwise.
+    expect(app.context.config.JWT_EXPIRES_IN).toBe(900);
   });
 
   it('reads the claims of a token jose signs, and refuses one that lacks a claim this app signs', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const sign = (claims: { jti?: string; exp?: number }) => {
-      let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject('user-1').setIssuedAt(now);
+    const sign = (claims: { jti?: string; exp?: number; sid?: string }) => {
+      const { sid = 'session-1' } = claims;
+      let jwt = new SignJWT(sid ? { sid, auth_time: now - 60 } : {}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject('user-1').setIssuedAt(now);
       if (claims.jti) jwt = jwt.setJti(claims.jti);
       if (claims.exp) jwt = jwt.setExpirationTime(claims.exp);
       return jwt.sign(secret());
     };
-    expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1', exp: now + 60 }))).toEqual({ userId: 'user-1', tokenId: 'token-1', issuedAt: new Date(now * 1000) });
+    expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1', exp: now + 60 }))).toEqual({ userId: 'user-1', sessionId: 'session-1', signedInAt: new Date((now - 60) * 1000) });
     expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1' }))).toBeUndefined();
+    expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1', exp: now + 60, sid: '' }))).toBeUndefined();
     expect(verifyAccessToken(app.context.config, await sign({ exp: now + 60 }))).toBeUndefined();
   });
 
   it('checks the signature and the expiry of every token it is shown, each time', () => {
     const config = { ...app.context.config, JWT_EXPIRES_IN: 60 };
-    const { token, tokenId } = signAccessToken(config, 'user-1');
-    expect(verifyAccessToken(config, token)).toMatchObject({ userId: 'user-1', tokenId });
+    const { token } = signAccessToken(config, { id: 'session-1', userId: 'user-1', createdAt: new Date() });
+    expect(verifyAccessToken(config, token)).toMatchObject({ userId: 'user-1', sessionId: 'session-1' });
     expect(verifyAccessToken({ ...config, JWT_SECRET: 'another-secret-another-secret-another-secret' }, token)).toBeUndefined();
     const [header, , signature] = token.split('.') as [string, string, string];
-    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'user-2', jti: tokenId, iat: 1, exp: 4_102_444_800 })).toString('base64url');
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'user-2', sid: 'session-1', jti: 'x', iat: 1, exp: 4_102_444_800, auth_time: 1 })).toString('base64url');
     expect(verifyAccessToken(config, `${header}.${forgedPayload}.${signature}`)).toBeUndefined();
     vi.useFakeTimers({ now: Date.now() + 61_000 });
     expect(verifyAccessToken(config, token)).toBeUndefined();
   });
 
-  it('rejects a correctly signed token this server never issued', async () => {
+  it('rejects a correctly signed token of a session that does not exist or is not the user\'s', async () => {
     const { user } = await createUserWithToken(app);
+    const other = await createUserWithToken(app);
+    const othersSession = await app.context.prisma.session.findFirstOrThrow({ where: { userId: other.user.id } });
     const now = Math.floor(Date.now() / 1000);
-    const minted = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('never-issued').setIssuedAt(now).setExpirationTime(now + 60).sign(secret());
-    await expectUnauthenticated(await app.request('/api/auth/me', { token: minted }));
+    const mint = (sid: string) =>
+      new SignJWT({ sid, auth_time: now }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(user.id).setJti('minted').setIssuedAt(now).setExpirationTime(now + 60).sign(secret());
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: await mint('never-started') }));
+    await expectUnauthenticated(await app.request('/api/auth/me', { token: await mint(othersSession.id) }));
   });
 
-  it('logout revokes only the presented token', async () => {
+  it('rejects the token of an expired session', async () => {
     const { user, token } = await createUserWithToken(app);
+    await app.context.prisma.session.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expectUnauthenticated(await app.request('/api/auth/me', { token }));
+  });
+
+  it('logout ends only the presented token\'s session', async () => {
+    const { user, token } = await createUserWithToken(app);
+    const sameUser = await issueTokenResponse(app.context, user, testSignIn);
     const other = await createUserWithToken(app, `other-${user.email}`);
     expect((await app.request('/api/auth/logout', { method: 'POST', token })).status).toBe(204);
     await expectUnauthenticated(await app.request('/api/auth/me', { token }));
+    expect((await app.request('/api/auth/me', { token: sameUser.token })).status).toBe(200);
     expect((await app.request('/api/auth/me', { token: other.token })).status).toBe(200);
   });
 
-  it('logout-all revokes every token of the user', async () => {
+  it('logout-all ends every session of the user', async () => {
     const { user, token } = await createUserWithToken(app);
-    const { issueTokenResponse } = await import('../src/modules/auth/complete-login.js');
-    const second = await issueTokenResponse(app.context, user);
+    const second = await issueTokenResponse(app.context, user, testSignIn);
     expect((await app.request('/api/auth/logout-all', { method: 'POST', token })).status).toBe(204);
     await expectUnauthenticated(await app.request('/api/auth/me', { token }));
     await expectUnauthenticated(await app.request('/api/auth/me', { token: second.token }));
+    expect(await app.context.prisma.session.count({ where: { userId: user.id } })).toBe(0);
   });
 });

@@ -20,8 +20,34 @@ describe('register and login', () => {
   it('registers and returns the token response', async () => {
     const { response, body, email } = await register();
     expect(response.status).toBe(201);
-    expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 604800, user: { email, name: 'Ada', emailVerified: false } });
+    expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshToken: expect.any(String), user: { email, name: 'Ada', emailVerified: false } });
+    expect(body.refreshExpiresIn).toBeGreaterThan(29 * 86_400);
     expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(200);
+  });
+
+  it('starts a session per sign-in that records the method, the user agent (cut at 256) and the client address', async () => {
+    const { email } = await register();
+    const agent = `Browser/1.0 ${'z'.repeat(300)}`;
+    const login = await (await app.request('/api/auth/login', { method: 'POST', json: { email, password }, headers: { 'user-agent': agent } })).json();
+    const { sessions } = await (await app.request('/api/auth/sessions', { token: login.token })).json();
+    expect(sessions).toHaveLength(2);
+    expect(sessions.find((session: { current: boolean }) => session.current)).toMatchObject({ method: 'password', userAgent: agent.slice(0, 256), ip: '127.0.0.1' });
+  });
+
+  it('with the cookie transport, a sign-in sets the refresh cookie instead of sending it, and a refresh reads it', async () => {
+    const { email } = await register();
+    const login = await app.request('/api/auth/login', { method: 'POST', json: { email, password }, headers: { 'refresh-token-transport': 'cookie' } });
+    expect(login.status).toBe(200);
+    const body = await login.json();
+    expect(body).not.toHaveProperty('refreshToken');
+    const cookie = login.headers.getSetCookie().find((value) => value.startsWith('gatekit_refresh='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    const refreshed = await app.request('/api/auth/refresh', {
+      method: 'POST',
+      headers: { 'refresh-token-transport': 'cookie', cookie: cookie.split(';')[0]! },
+    });
+    expect(refreshed.status).toBe(200);
+    expect((await app.request('/api/auth/me', { token: (await refreshed.json()).token })).status).toBe(200);
   });
 
   it('lowercases emails and refuses a second account with 409 EMAIL_TAKEN', async () => {
@@ -88,9 +114,14 @@ describe('changing and resetting the password', () => {
       json: { currentPassword: password, newPassword: 'a brand new passphrase' },
     });
     expect(changed.status).toBe(200);
-    const { token } = await changed.json();
+    const { token, refreshToken } = await changed.json();
     expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(401);
+    expect((await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: body.refreshToken } })).status).toBe(401);
     expect((await app.request('/api/auth/me', { token })).status).toBe(200);
+    // The answer is a new session, and it counts as a fresh sign-in.
+    const { sessions } = await (await app.request('/api/auth/sessions', { token })).json();
+    expect(sessions).toHaveLength(1);
+    expect((await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken } })).status).toBe(200);
     const login = await app.request('/api/auth/login', { method: 'POST', json: { email, password: 'a brand new passphrase' } });
     expect(login.status).toBe(200);
   });
@@ -105,6 +136,8 @@ describe('changing and resetting the password', () => {
     const reset = await app.request('/api/auth/password/reset', { method: 'POST', json: { token, password: 'reset passphrase here' } });
     expect(reset.status).toBe(200);
     expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(401);
+    expect((await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: body.refreshToken } })).status).toBe(401);
+    expect((await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: (await reset.json()).refreshToken } })).status).toBe(200);
     const again = await app.request('/api/auth/password/reset', { method: 'POST', json: { token, password: 'another passphrase' } });
     expect(again.status).toBe(401);
     expect((await again.json()).error.code).toBe('INVALID_TOKEN');
@@ -163,6 +196,7 @@ describe('provisional accounts', () => {
     const owner = await reset.json();
     expect(owner.user).toMatchObject({ id: squatter.user.id, emailVerified: true });
     expect((await app.request('/api/auth/me', { token: squatter.token })).status).toBe(401);
+    expect((await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: squatter.refreshToken } })).status).toBe(401);
     const squatterLogin = await app.request('/api/auth/login', { method: 'POST', json: { email, password } });
     expect(squatterLogin.status).toBe(401);
     expect((await app.request('/api/auth/login', { method: 'POST', json: { email, password: 'the owner chose this one' } })).status).toBe(200);

@@ -33,9 +33,11 @@ describe('sign-in by link', () => {
     const response = await verify(app, token);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 604800, user: { email, emailVerified: true, twoFactorEnabled: false } });
+    expect(body).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshToken: expect.any(String), user: { email, emailVerified: true, twoFactorEnabled: false } });
     const me = await app.request('/api/auth/me', { token: body.token });
     expect((await me.json()).user.email).toBe(email);
+    const { sessions } = await (await app.request('/api/auth/sessions', { token: body.token })).json();
+    expect(sessions).toEqual([expect.objectContaining({ method: 'magic_link', current: true })]);
   });
 
   it('signs an existing account in again, as the same user', async () => {
@@ -106,6 +108,7 @@ describe('provisional accounts', () => {
     const body = await response.json();
     expect(body.user).toMatchObject({ id: squatter.user.id, emailVerified: true });
     expect((await app.request('/api/auth/me', { token: squatter.token })).status).toBe(401);
+    expect((await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: squatter.refreshToken } })).status).toBe(401);
     expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(200);
   });
 

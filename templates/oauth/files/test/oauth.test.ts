@@ -47,7 +47,7 @@ describe('the callback', () => {
 describe('POST /api/auth/exchange', () => {
   it('turns a code into a token response once, only with the cookie the callback set, and refuses unknown codes', async () => {
     const { user } = await createUserWithToken(app);
-    const code = await createExchangeCode(app.context, user.id, { cookie: 'browser-secret' });
+    const code = await createExchangeCode(app.context, user.id, 'github', { cookie: 'browser-secret' });
     const cookie = 'gatekit_oauth_exchange=browser-secret';
     for (const other of [undefined, 'gatekit_oauth_exchange=another-browser']) {
       const refused = await app.request('/api/auth/exchange', { method: 'POST', json: { code }, headers: other ? { cookie: other } : {} });
@@ -67,7 +67,7 @@ describe('POST /api/auth/exchange', () => {
   it('binds a code to the verifier of its code challenge instead, for a front end on another site', async () => {
     const { user } = await createUserWithToken(app);
     const verifier = randomPKCECodeVerifier();
-    const code = await createExchangeCode(app.context, user.id, { codeChallenge: await calculatePKCECodeChallenge(verifier) });
+    const code = await createExchangeCode(app.context, user.id, 'github', { codeChallenge: await calculatePKCECodeChallenge(verifier) });
     for (const body of [{ code }, { code, codeVerifier: randomPKCECodeVerifier() }]) {
       const refused = await app.request('/api/auth/exchange', { method: 'POST', json: body });
       expect(refused.status).toBe(401);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTokenResponse } from '../src/modules/auth/complete-login.js';
 import { proveMailbox } from '../src/modules/auth/mailbox-proof.js';
-import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, startTestApp, testSignIn, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -226,7 +226,7 @@ describe('an account taken over by its mailbox owner', () => {
     const preview = await call(`/api/organizations/invite/${inviteToken}`, accomplice.token);
     expect(preview.status).toBe(410);
     expect(preview.body.error.code).toBe('INVITE_REVOKED');
-    const { token } = await issueTokenResponse(app.context, owner);
+    const { token } = await issueTokenResponse(app.context, owner, testSignIn);
     expect((await call('/api/organizations', token)).body.organizations).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../src/generated/prisma/client.js';
-import { completeLogin } from '../src/modules/auth/complete-login.js';
+import { completeLogin, issueTokenResponse } from '../src/modules/auth/complete-login.js';
 import { hashToken } from '../src/modules/auth/one-time-tokens.js';
 import { openSecret, sealSecret } from '../src/modules/auth/two-factor/secret-box.js';
-import { createUserWithToken, olderToken, startTestApp, uniqueEmail, waitForMail, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, olderToken, startTestApp, testSignIn, uniqueEmail, waitForMail, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -72,7 +72,7 @@ async function enrol(): Promise<Enrolled> {
 /** The first factor, whichever it is, ends in completeLogin. */
 async function firstFactor(account: Enrolled): Promise<string> {
   const user = await app.context.prisma.user.findUniqueOrThrow({ where: { id: account.user.id } });
-  const result = await completeLogin(app.context, user);
+  const result = await completeLogin(app.context, user, testSignIn);
   expect(result).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
   if (!('mfaToken' in result)) throw new Error('expected an mfa answer');
   return result.mfaToken;
@@ -144,6 +144,18 @@ describe('who may turn it on', () => {
     const fresh = await olderToken(app, account.user, app.context.config.REAUTH_MAX_AGE_MINUTES - 1);
     expect((await app.request('/api/auth/2fa/recovery-codes', { method: 'POST', token: fresh, json: { code: nextCode(account) } })).status).toBe(200);
   });
+
+  it('counts the session\'s sign-in, not its last refresh', async () => {
+    const account = await enrol();
+    const signedIn = await issueTokenResponse(app.context, account.user, testSignIn);
+    const signedInAt = new Date(Date.now() - (app.context.config.REAUTH_MAX_AGE_MINUTES + 1) * 60_000);
+    const { sid } = JSON.parse(Buffer.from(signedIn.token.split('.')[1]!, 'base64url').toString());
+    await app.context.prisma.session.update({ where: { id: sid }, data: { createdAt: signedInAt } });
+    const refreshed = await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: signedIn.refreshToken } });
+    expect(refreshed.status).toBe(200);
+    const { token } = await refreshed.json();
+    await expectError(await app.request('/api/auth/2fa/recovery-codes', { method: 'POST', token, json: { code: '123456' } }), 403, 'REAUTH_REQUIRED');
+  });
 });
 
 describe('signing in with a second factor', () => {
@@ -159,9 +171,12 @@ describe('signing in with a second factor', () => {
     const response = await verify({ mfaToken: await firstFactor(account), code });
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body).toMatchObject({ tokenType: 'Bearer', user: { id: account.user.id, twoFactorEnabled: true } });
+    expect(body).toMatchObject({ tokenType: 'Bearer', refreshToken: expect.any(String), user: { id: account.user.id, twoFactorEnabled: true } });
     expect((await app.request('/api/auth/me', { token: body.token })).status).toBe(200);
     await expectError(await verify({ mfaToken: await firstFactor(account), code }), 401, 'INVALID_CODE');
+    // The session is named for the first factor, and started only now: the mfa answer started none.
+    const { sessions } = await (await app.request('/api/auth/sessions', { token: body.token })).json();
+    expect(sessions.find((session: { current: boolean }) => session.current)).toMatchObject({ method: testSignIn.method });
   });
 
   it('signs in with a recovery code, once', async () => {
@@ -274,8 +289,9 @@ describe('managing two-factor authentication', () => {
     expect(response.status).toBe(200);
     expect((await response.json()).user).toMatchObject({ id: account.user.id, twoFactorEnabled: false });
     await expectError(await app.request('/api/auth/me', { token: account.token }), 401, 'UNAUTHENTICATED');
+    expect(await app.context.prisma.session.count({ where: { userId: account.user.id } })).toBe(0);
     const user = await app.context.prisma.user.findUniqueOrThrow({ where: { id: account.user.id } });
-    expect(await completeLogin(app.context, user)).toHaveProperty('token');
+    expect(await completeLogin(app.context, user, testSignIn)).toHaveProperty('token');
   });
 
   it('disables with a recovery code when the device is lost', async () => {

@@ -58,7 +58,7 @@ export const baseConfig = {
   ),
   JWT_EXPIRES_IN: z
     .string()
-    .default('7d')
+    .default('15m')
     .transform((value, ctx) => {
       const seconds = parseDuration(value);
       if (seconds === undefined) {
@@ -67,6 +67,9 @@ export const baseConfig = {
       }
       return seconds;
     }),
+  SESSION_IDLE_DAYS: wholeNumber(1).default(30),
+  SESSION_MAX_DAYS: wholeNumber(1).default(90),
+  REFRESH_REUSE_GRACE_SECONDS: wholeNumber(0).default(10),
   REAUTH_MAX_AGE_MINUTES: wholeNumber(1).default(15),
   RATE_LIMIT_MAX: wholeNumber(0).default(10),
   RATE_LIMIT_WINDOW_SECONDS: wholeNumber(1).default(60),

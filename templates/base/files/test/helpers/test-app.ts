@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { SignJWT } from 'jose';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import type { User } from '../../src/generated/prisma/client.js';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.js';
+import { signAccessToken } from '../../src/modules/auth/access-tokens.js';
 import { issueTokenResponse } from '../../src/modules/auth/complete-login.js';
+import type { SignIn } from '../../src/modules/auth/sessions.js';
 import { createTestDatabase } from './test-database.js';
 
 export interface TestApp {
@@ -64,30 +64,27 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 
 export const uniqueEmail = (name = 'user') => `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}@example.com`;
 
-/** A user straight in the database (email unverified unless asked), with a fresh access token. */
+/** How the helpers below sign in: a password sign-in from nowhere in particular. */
+export const testSignIn: SignIn = { method: 'password', userAgent: 'vitest', ip: '127.0.0.1' };
+
+/** A user straight in the database (email unverified unless asked), signed in: a session and its first tokens. */
 export async function createUserWithToken(
   app: TestApp,
   email = uniqueEmail(),
   fields: { emailVerified?: boolean } = {},
-): Promise<{ user: User; token: string }> {
+): Promise<{ user: User; token: string; refreshToken: string }> {
   const user = await app.context.prisma.user.create({ data: { email, ...fields } });
-  const { token } = await issueTokenResponse(app.context, user);
-  return { user, token };
+  const { token, refreshToken } = await issueTokenResponse(app.context, user, testSignIn);
+  return { user, token, refreshToken: refreshToken! };
 }
 
-/** A valid, recorded access token issued `minutesAgo` minutes ago (for the recent sign-in rule). */
+/** A valid access token of a session that signed in `minutesAgo` minutes ago (for the recent sign-in rule). */
 export async function olderToken(app: TestApp, user: User, minutesAgo: number): Promise<string> {
-  const issuedAt = Math.floor(Date.now() / 1000) - minutesAgo * 60;
-  const tokenId = randomUUID();
-  const expiresAt = issuedAt + app.context.config.JWT_EXPIRES_IN;
-  await app.context.prisma.accessToken.create({ data: { id: tokenId, userId: user.id, expiresAt: new Date(expiresAt * 1000) } });
-  return new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user.id)
-    .setJti(tokenId)
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(expiresAt)
-    .sign(new TextEncoder().encode(app.context.config.JWT_SECRET));
+  const signedInAt = new Date(Date.now() - minutesAgo * 60_000);
+  const session = await app.context.prisma.session.create({
+    data: { userId: user.id, method: 'password', createdAt: signedInAt, lastUsedAt: signedInAt, expiresAt: new Date(Date.now() + 86_400_000), maxExpiresAt: new Date(Date.now() + 86_400_000) },
+  });
+  return signAccessToken(app.context.config, session).token;
 }
 
 /** The link on its own line of a mail's text that starts with prefix. */

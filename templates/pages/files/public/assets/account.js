@@ -3,8 +3,8 @@
  * sections of the page (password, two-factor, linked identities) have scripts of their own that
  * call `onUser` to hear about the user.
  */
-import { api } from './api.js';
-import { accessToken, forgetSession, signInFirst } from './session.js';
+import { api, signedIn } from './api.js';
+import { forgetSession, signInFirst } from './session.js';
 import { fill, onClick, showError } from './ui.js';
 
 const listeners = [];
@@ -42,11 +42,13 @@ const alert = document.getElementById('page-alert');
 onClick(document.getElementById('sign-out'), alert, () => signOut('/api/auth/logout'));
 onClick(document.getElementById('sign-out-everywhere'), alert, () => signOut('/api/auth/logout-all'));
 
-if (accessToken()) {
+if (await signedIn()) {
   try {
     await reloadUser();
   } catch (error) {
-    showError(alert, error);
+    // The session ended elsewhere (signed out from another device, a password change).
+    if (error.code === 'UNAUTHENTICATED') signInFirst();
+    else showError(alert, error);
   }
 } else {
   signInFirst();

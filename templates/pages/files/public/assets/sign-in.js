@@ -2,13 +2,13 @@
  * The sign-in page (/). Each way to sign in has its own section and script; this one sends a tab
  * that is already signed in to its account, and says so when the server offers no way at all.
  */
-import { api, providers } from './api.js';
-import { accessToken, forgetSession } from './session.js';
+import { api, providers, signedIn } from './api.js';
+import { forgetSession } from './session.js';
 import { showError } from './ui.js';
 
 const alert = document.getElementById('page-alert');
 
-if (accessToken()) {
+if (await signedIn()) {
   try {
     await api('/api/auth/me');
     location.replace('/account');

@@ -15,7 +15,7 @@ const form = document.getElementById('password-form');
 onSubmit(form, async ({ currentPassword, newPassword }) => {
   const answer = await api('/api/auth/password/change', { body: { currentPassword, newPassword } });
   // The answer carries a new token; every earlier one, on every device, no longer works.
-  keepToken(answer.token);
+  keepToken(answer);
   form.reset();
   showUser(answer.user);
   showNotice(form.querySelector('[role="status"]'), 'Password changed. You were signed out everywhere else.');

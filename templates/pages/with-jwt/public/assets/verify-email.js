@@ -3,8 +3,8 @@
  * the link only from its owner's session (so a mail someone else triggered verifies nothing):
  * without a session this tab signs in first and comes back here.
  */
-import { api } from './api.js';
-import { accessToken, hideQuery, signInFirst } from './session.js';
+import { api, signedIn } from './api.js';
+import { hideQuery, signInFirst } from './session.js';
 import { showError } from './ui.js';
 
 const token = new URLSearchParams(location.search).get('token');
@@ -12,7 +12,7 @@ const status = document.getElementById('verify-status');
 
 if (!token) {
   status.textContent = 'This page needs the link from the verification mail.';
-} else if (!accessToken()) {
+} else if (!(await signedIn())) {
   status.textContent = 'Sign in to confirm that this address is yours.';
   signInFirst();
 } else {

@@ -3,8 +3,8 @@
  * signed-in user. Without a session this tab signs in or signs up first and comes back here;
  * the account must have the invited email address.
  */
-import { api } from './api.js';
-import { accessToken, signInFirst } from './session.js';
+import { api, signedIn } from './api.js';
+import { signInFirst } from './session.js';
 import { fill, onClick, showError, showNotice } from './ui.js';
 
 const ROLES = { admin: 'Admin', member: 'Member' };
@@ -30,7 +30,7 @@ try {
     expiresAt: new Date(invite.expiresAt).toLocaleString(),
   });
   document.getElementById('invite').hidden = false;
-  if (accessToken()) {
+  if (await signedIn()) {
     await showSignedInUser();
   } else {
     acceptButton.hidden = true;

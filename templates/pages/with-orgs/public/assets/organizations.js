@@ -2,8 +2,8 @@
  * /organizations: the caller's organizations and a form to create one; with ?id=, that
  * organization's members and, for owners and admins, its pending invites, invite and revoke.
  */
-import { api } from './api.js';
-import { accessToken, signInFirst } from './session.js';
+import { api, signedIn } from './api.js';
+import { signInFirst } from './session.js';
 import { actionButton, el, onSubmit, showError, showNotice } from './ui.js';
 
 const ROLES = { owner: 'Owner', admin: 'Admin', member: 'Member' };
@@ -88,7 +88,7 @@ onSubmit(inviteForm, async ({ email, role }) => {
   await showInvites(selectedId);
 });
 
-if (!accessToken()) {
+if (!(await signedIn())) {
   signInFirst();
 } else {
   try {

@@ -22,31 +22,46 @@ function signingKey(config: Config): KeyObject {
 
 export interface SignedAccessToken {
   token: string;
-  tokenId: string;
   expiresIn: number;
-  expiresAt: Date;
 }
 
-/** Signs { sub, jti, iat, exp } with exp - iat equal to JWT_EXPIRES_IN. */
-export function signAccessToken(config: Config, userId: string): SignedAccessToken {
-  const tokenId = randomUUID();
+/** The session an access token belongs to. */
+export interface TokenSession {
+  id: string;
+  userId: string;
+  /** The session's sign-in. */
+  createdAt: Date;
+}
+
+/**
+ * Signs { sub, sid, jti, iat, exp, auth_time } with exp - iat equal to JWT_EXPIRES_IN. auth_time
+ * (the OpenID Connect claim) is the session's sign-in, which refreshes do not move: the recent
+ * sign-in rule reads it without another query.
+ */
+export function signAccessToken(config: Config, session: TokenSession): SignedAccessToken {
   const issuedAt = Math.floor(Date.now() / 1000);
   const expiresIn = config.JWT_EXPIRES_IN;
-  const claims = { sub: userId, jti: tokenId, iat: issuedAt, exp: issuedAt + expiresIn };
-  const token = jwt.sign(claims, signingKey(config), { algorithm: ALGORITHM });
-  return { token, tokenId, expiresIn, expiresAt: new Date((issuedAt + expiresIn) * 1000) };
+  const claims = {
+    sub: session.userId,
+    sid: session.id,
+    jti: randomUUID(),
+    iat: issuedAt,
+    exp: issuedAt + expiresIn,
+    auth_time: Math.floor(session.createdAt.getTime() / 1000),
+  };
+  return { token: jwt.sign(claims, signingKey(config), { algorithm: ALGORITHM }), expiresIn };
 }
 
 export interface AccessTokenClaims {
   userId: string;
-  tokenId: string;
-  /** When the token was issued: a recent sign-in is required for security changes. */
-  issuedAt: Date;
+  sessionId: string;
+  /** When the session signed in: a recent sign-in is required for security changes. */
+  signedInAt: Date;
 }
 
 /**
  * The claims of a token this app signed, or undefined when the signature, the algorithm or the
- * claims are wrong or it has expired. Whether it was revoked is for the guard to read.
+ * claims are wrong or it has expired. Whether its session still lives is for the guard to read.
  */
 export function verifyAccessToken(config: Config, token: string): AccessTokenClaims | undefined {
   let claims: string | jwt.JwtPayload;
@@ -56,7 +71,7 @@ export function verifyAccessToken(config: Config, token: string): AccessTokenCla
     return undefined;
   }
   // jsonwebtoken checks exp only when a token has one: every claim this app signs must be there.
-  if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.jti !== 'string') return undefined;
-  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
-  return { userId: claims.sub, tokenId: claims.jti, issuedAt: new Date(claims.iat * 1000) };
+  if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.jti !== 'string') return undefined;
+  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || typeof claims.auth_time !== 'number') return undefined;
+  return { userId: claims.sub, sessionId: claims.sid, signedInAt: new Date(claims.auth_time * 1000) };
 }

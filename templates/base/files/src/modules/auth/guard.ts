@@ -6,8 +6,10 @@ import { verifyAccessToken } from './access-tokens.js';
 
 export interface Authentication {
   user: User;
-  tokenId: string;
-  issuedAt: Date;
+  /** The session the access token belongs to (its sid). */
+  sessionId: string;
+  /** The session's sign-in, which refreshes do not move. */
+  signedInAt: Date;
 }
 
 declare global {
@@ -20,8 +22,8 @@ declare global {
 
 export interface GuardOptions {
   /**
-   * Security changes (two-factor, linked identities) need a token issued within
-   * REAUTH_MAX_AGE_MINUTES: a stolen older token cannot lock the owner out.
+   * Security changes (two-factor, linked identities) need a session that signed in within
+   * REAUTH_MAX_AGE_MINUTES (refreshing does not count): a stolen session cannot lock the owner out.
    */
   recentSignIn?: boolean;
 }
@@ -29,12 +31,12 @@ export interface GuardOptions {
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 
 /**
- * The user, provided the token is one of theirs, recorded, unexpired and not revoked: one indexed
- * read on every request, so a revocation takes effect at once, on every instance.
+ * The user, provided the token's session is one of theirs and still lives: one indexed read on
+ * every request, so ending a session takes effect at once, on every instance.
  */
-function findUserWithLiveToken(ctx: AppContext, userId: string, tokenId: string): Promise<User | null> {
+function findUserWithLiveSession(ctx: AppContext, userId: string, sessionId: string): Promise<User | null> {
   return ctx.prisma.user.findFirst({
-    where: { id: userId, accessTokens: { some: { id: tokenId, revokedAt: null, expiresAt: { gt: new Date() } } } },
+    where: { id: userId, sessions: { some: { id: sessionId, expiresAt: { gt: new Date() } } } },
   });
 }
 
@@ -43,7 +45,7 @@ const reauthRequired = () =>
 
 /**
  * The one guard. Accepts `Authorization: Bearer <jwt>` only: HS256, valid signature, not expired,
- * issued by this server as an access token, and not revoked.
+ * issued by this server as an access token, and its session not ended.
  */
 export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
   const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
@@ -52,10 +54,10 @@ export function requireAuth(ctx: AppContext, options: GuardOptions = {}): Reques
     if (!match) throw unauthenticated();
     const claims = verifyAccessToken(ctx.config, match[1]!);
     if (!claims) throw unauthenticated('The token is invalid or expired.');
-    const user = await findUserWithLiveToken(ctx, claims.userId, claims.tokenId);
+    const user = await findUserWithLiveSession(ctx, claims.userId, claims.sessionId);
     if (!user) throw unauthenticated('The token is invalid, expired or revoked.');
-    if (options.recentSignIn && Date.now() - claims.issuedAt.getTime() > maxAgeMs) throw reauthRequired();
-    res.locals.auth = { user, tokenId: claims.tokenId, issuedAt: claims.issuedAt };
+    if (options.recentSignIn && Date.now() - claims.signedInAt.getTime() > maxAgeMs) throw reauthRequired();
+    res.locals.auth = { user, sessionId: claims.sessionId, signedInAt: claims.signedInAt };
     next();
   };
 }

@@ -36,11 +36,12 @@ export async function createOneTimeToken(ctx: AppContext, input: NewOneTimeToken
 /**
  * Marks the token used and returns it, or undefined when it is unknown, expired, already used,
  * for another purpose or (with `owner`) another user's. The conditional update makes it
- * single-use even under concurrent requests.
+ * single-use even under concurrent requests. `purpose` may be a prefix (`{ startsWith }`) for
+ * tokens whose purpose also names something (the provider of an OAuth exchange code).
  */
 export async function consumeOneTimeToken(
   ctx: AppContext,
-  purpose: string,
+  purpose: string | { startsWith: string },
   token: string,
   owner: { userId?: string } = {},
 ): Promise<OneTimeToken | undefined> {

@@ -5,6 +5,8 @@ import { invalidToken } from '../../../http/app-error.js';
 import { allowFormBody } from '../../../http/json-body.js';
 import { serviceNotConfigured, signInWithService, type HostedService } from '../hosted/hosted-sign-in.js';
 import { warnNotConfigured } from '../not-configured.js';
+import { sendLoginResult } from '../refresh-transport.js';
+import { signInFrom } from '../sessions.js';
 import { AUTHJS_PATH, authjsOptions } from './authjs-options.js';
 import { browserSession, markExchanged, profileOf } from './authjs-session.js';
 
@@ -81,7 +83,7 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
     if (!session) throw invalidToken('No Auth.js session: sign in with Auth.js first.');
     // Marked before any token is issued, so a logout right after it always finds the session.
     await markExchanged(ctx, session);
-    res.json(await signInWithService(ctx, authjs, profileOf(session.user)));
+    sendLoginResult(req, res, ctx.config, await signInWithService(ctx, authjs, profileOf(session.user), signInFrom(req, authjs.id)));
   });
 
   const options = authjsOptions(ctx, secret);

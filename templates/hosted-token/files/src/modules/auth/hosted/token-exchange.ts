@@ -3,6 +3,8 @@ import type { Config } from '../../../config.js';
 import type { AppContext } from '../../../context.js';
 import { AppError, invalidToken } from '../../../http/app-error.js';
 import { warnNotConfigured } from '../not-configured.js';
+import { sendLoginResult } from '../refresh-transport.js';
+import { signInFrom } from '../sessions.js';
 import { serviceNotConfigured, signInWithService, type HostedProfile, type HostedService } from './hosted-sign-in.js';
 import { ServiceUnavailable, TokenRefused } from './service-errors.js';
 
@@ -59,7 +61,7 @@ export function createTokenExchangeRoutes<Settings>(ctx: AppContext, service: To
     const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
     if (!token) throw invalidToken(`Send the ${service.name} token as Authorization: Bearer <token>.`);
     const profile = await identifyOrFail(ctx, service, token, settings);
-    res.json(await signInWithService(ctx, service, profile));
+    sendLoginResult(req, res, ctx.config, await signInWithService(ctx, service, profile, signInFrom(req, service.id)));
   });
 
   return router;

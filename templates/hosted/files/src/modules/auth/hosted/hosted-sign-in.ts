@@ -3,6 +3,7 @@ import { AppError } from '../../../http/app-error.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
 import { signInWithIdentity } from '../identities/identity-sign-in.js';
 import type { ProviderProfile } from '../identities/provider-profile.js';
+import type { SignIn } from '../sessions.js';
 
 /** A hosted service as its exchange names it: the module id (the identity's provider) and a display name. */
 export interface HostedService {
@@ -34,11 +35,11 @@ const emailRequired = (service: HostedService) =>
  * over; an unverified one equal to a user's never links), then completeLogin answers with the
  * token response, or the mfa answer for a user with two-factor on.
  */
-export async function signInWithService(ctx: AppContext, service: HostedService, profile: HostedProfile): Promise<LoginResult> {
+export async function signInWithService(ctx: AppContext, service: HostedService, profile: HostedProfile, signIn: SignIn): Promise<LoginResult> {
   const result = await signInWithIdentity(ctx, { ...profile, provider: service.id, type: 'hosted' });
   if ('refused' in result) {
     ctx.logger.warn({ provider: service.id, refused: result.refused }, 'hosted sign-in refused');
     throw result.refused === 'email_required' ? emailRequired(service) : accountExists(service);
   }
-  return completeLogin(ctx, result.user);
+  return completeLogin(ctx, result.user, signIn);
 }

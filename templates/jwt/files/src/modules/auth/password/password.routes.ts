@@ -5,6 +5,8 @@ import { afterResponse } from '../../../http/after-response.js';
 import { validate } from '../../../http/validate.js';
 import { currentAuth, requireAuth } from '../guard.js';
 import { toPublicUser } from '../public-user.js';
+import { sendLoginResult } from '../refresh-transport.js';
+import { signInFrom } from '../sessions.js';
 import {
   changePasswordBody,
   forgotPasswordBody,
@@ -24,15 +26,16 @@ export function createPasswordRoutes(ctx: AppContext): Router {
   const auth = requireAuth(ctx);
 
   router.post('/api/auth/register', ctx.rateLimit('register'), async (req, res) => {
-    res.status(201).json(await passwords.register(ctx, validate(registerBody, req.body)));
+    sendLoginResult(req, res, ctx.config, await passwords.register(ctx, validate(registerBody, req.body), signInFrom(req, 'password')), 201);
   });
 
   router.post('/api/auth/login', ctx.rateLimit('login'), async (req, res) => {
-    res.json(await passwords.login(ctx, validate(loginBody, req.body)));
+    sendLoginResult(req, res, ctx.config, await passwords.login(ctx, validate(loginBody, req.body), signInFrom(req, 'password')));
   });
 
   router.post('/api/auth/password/change', ctx.rateLimit('password-change'), auth, async (req, res) => {
-    res.json(await passwords.changePassword(ctx, currentAuth(res).user, validate(changePasswordBody, req.body)));
+    const body = validate(changePasswordBody, req.body);
+    sendLoginResult(req, res, ctx.config, await passwords.changePassword(ctx, currentAuth(res).user, body, signInFrom(req, 'password')));
   });
 
   // The lookup and the mail happen after the answer, so its timing says nothing about the address.
@@ -43,7 +46,7 @@ export function createPasswordRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/password/reset', ctx.rateLimit('password-reset'), async (req, res) => {
-    res.json(await passwords.resetPassword(ctx, validate(resetPasswordBody, req.body)));
+    sendLoginResult(req, res, ctx.config, await passwords.resetPassword(ctx, validate(resetPasswordBody, req.body), signInFrom(req, 'password')));
   });
 
   router.post('/api/auth/email/verify/send', ctx.rateLimit('email-verify-send'), auth, async (_req, res) => {

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../../http/database-errors.js';
 import { sendMail } from '../../../mail/outgoing-mail.js';
 import { completeLogin, issueTokenResponse, type LoginResult, type TokenResponse } from '../complete-login.js';
 import { proveMailbox } from '../mailbox-proof.js';
+import type { SignIn } from '../sessions.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password-hasher.js';
 import { setPasswordHash, PASSWORD_RESET_STEP } from './password-reset-step.js';
@@ -20,7 +21,11 @@ const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Email
  * A new account with a password. Its email is not verified, so the account stays provisional
  * until its owner proves the mailbox (see mailbox-proof.ts).
  */
-export async function register(ctx: AppContext, input: { email: string; password: string; name?: string | null }): Promise<TokenResponse> {
+export async function register(
+  ctx: AppContext,
+  input: { email: string; password: string; name?: string | null },
+  signIn: SignIn,
+): Promise<TokenResponse> {
   const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
   let user: User;
   try {
@@ -31,24 +36,28 @@ export async function register(ctx: AppContext, input: { email: string; password
     if (isUniqueViolation(error)) throw new AppError(409, 'EMAIL_TAKEN', 'An account with this email already exists.');
     throw error;
   }
-  return issueTokenResponse(ctx, user);
+  return issueTokenResponse(ctx, user, signIn);
 }
 
 /** Same answer and about the same time for an unknown email and a wrong password. */
-export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoginResult> {
+export async function login(ctx: AppContext, input: { email: string; password: string }, signIn: SignIn): Promise<LoginResult> {
   const user = await ctx.prisma.user.findUnique({ where: { email: input.email }, include: { passwordCredential: true } });
   const valid = user?.passwordCredential
     ? await verifyPassword(input.password, user.passwordCredential.passwordHash)
     : await verifyAgainstDummy(input.password, ctx.config.BCRYPT_COST);
   if (!user || !valid) throw invalidCredentials();
-  return completeLogin(ctx, user);
+  return completeLogin(ctx, user, signIn);
 }
 
-/** Checks the current password, stores the new one, revokes every earlier token, returns a new one. */
+/**
+ * Checks the current password, stores the new one, ends every session of the user and starts a
+ * new one for the caller (it counts as a fresh sign-in).
+ */
 export async function changePassword(
   ctx: AppContext,
   user: User,
   input: { currentPassword: string; newPassword: string },
+  signIn: SignIn,
 ): Promise<TokenResponse> {
   const credential = await ctx.prisma.passwordCredential.findUnique({ where: { userId: user.id } });
   const valid = credential
@@ -56,7 +65,7 @@ export async function changePassword(
     : await verifyAgainstDummy(input.currentPassword, ctx.config.BCRYPT_COST);
   if (!valid) throw invalidCredentials();
   await setPasswordHash(ctx, user, await hashPassword(input.newPassword, ctx.config.BCRYPT_COST));
-  return issueTokenResponse(ctx, user);
+  return issueTokenResponse(ctx, user, signIn);
 }
 
 /** Mails a reset link when the account exists. Runs after the answer, which is the same either way. */
@@ -77,14 +86,14 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
  * is taken over first. The new password (and the revocation of every earlier token) waits until
  * the user passes their second factor, if they have one.
  */
-export async function resetPassword(ctx: AppContext, input: { token: string; password: string }): Promise<LoginResult> {
+export async function resetPassword(ctx: AppContext, input: { token: string; password: string }, signIn: SignIn): Promise<LoginResult> {
   // Hashed first: if hashing is busy (503), the link still works for a retry.
   const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
   const record = await consumeOneTimeToken(ctx, RESET_PURPOSE, input.token);
   const owner = record?.userId ? await ctx.prisma.user.findUnique({ where: { id: record.userId } }) : null;
   if (!owner) throw invalidToken('The reset link is invalid, expired or already used.');
   const user = await proveMailbox(ctx, owner);
-  return completeLogin(ctx, user, { kind: PASSWORD_RESET_STEP, data: passwordHash });
+  return completeLogin(ctx, user, signIn, { kind: PASSWORD_RESET_STEP, data: passwordHash });
 }
 
 export async function sendEmailVerification(ctx: AppContext, user: User): Promise<void> {

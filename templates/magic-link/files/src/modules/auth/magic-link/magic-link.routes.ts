@@ -3,6 +3,8 @@ import type { AppContext } from '../../../context.js';
 import { afterResponse } from '../../../http/after-response.js';
 import { methodNotAllowed } from '../../../http/app-error.js';
 import { validate } from '../../../http/validate.js';
+import { sendLoginResult } from '../refresh-transport.js';
+import { signInFrom } from '../sessions.js';
 import { sendMagicLinkBody, verifyMagicLinkBody } from './magic-link.schemas.js';
 import { sendMagicLink, verifyMagicLink } from './magic-link.service.js';
 
@@ -18,7 +20,8 @@ export function createMagicLinkRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/magic-link/verify', ctx.rateLimit('magic-link-verify'), async (req, res) => {
-    res.json(await verifyMagicLink(ctx, validate(verifyMagicLinkBody, req.body).token));
+    const { token } = validate(verifyMagicLinkBody, req.body);
+    sendLoginResult(req, res, ctx.config, await verifyMagicLink(ctx, token, signInFrom(req, 'magic_link')));
   });
 
   // Mail scanners and link previews fetch links without anyone clicking: a GET must not use the

@@ -4,6 +4,7 @@ import { invalidToken } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
 import { sendMail } from '../../../mail/outgoing-mail.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
+import type { SignIn } from '../sessions.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 
@@ -45,9 +46,9 @@ async function userForLink(ctx: AppContext, email: string): Promise<User | undef
 }
 
 /** Consumes the link's token (once, even under concurrent requests) and signs the user in. */
-export async function verifyMagicLink(ctx: AppContext, token: string): Promise<LoginResult> {
+export async function verifyMagicLink(ctx: AppContext, token: string, signIn: SignIn): Promise<LoginResult> {
   const record = await consumeOneTimeToken(ctx, PURPOSE, token);
   const user = record?.email ? await userForLink(ctx, record.email) : undefined;
   if (!user) throw invalidToken('The sign-in link is invalid, expired or already used.');
-  return completeLogin(ctx, user);
+  return completeLogin(ctx, user, signIn);
 }

@@ -95,6 +95,6 @@ export async function handleCallback(ctx: AppContext, provider: OAuthProvider, r
   }
   const result = await accountFor(ctx, profile, flow);
   if ('refused' in result) return failSignIn(ctx, res, provider, result.refused, `identity ${profile.provider} refused`);
-  const code = await createExchangeCode(ctx, result.user.id, bindToBrowser(ctx, res, flow), 'pendingLink' in result ? result.pendingLink : undefined);
+  const code = await createExchangeCode(ctx, result.user.id, provider.id, bindToBrowser(ctx, res, flow), 'pendingLink' in result ? result.pendingLink : undefined);
   redirectToApp(ctx, res, { code, returnTo: flow.returnTo });
 }

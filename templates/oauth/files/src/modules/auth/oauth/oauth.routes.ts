@@ -6,6 +6,8 @@ import { AppError, invalidToken } from '../../../http/app-error.js';
 import { allowFormBody, BODY_LIMIT } from '../../../http/json-body.js';
 import { validate } from '../../../http/validate.js';
 import { completeLogin } from '../complete-login.js';
+import { sendLoginResult } from '../refresh-transport.js';
+import { signInFrom } from '../sessions.js';
 import { currentAuth, requireAuth } from '../guard.js';
 import { linkIdentity } from '../identities/identity-sign-in.js';
 import { randomToken } from '../one-time-tokens.js';
@@ -155,8 +157,8 @@ export function createOAuthRoutes(ctx: AppContext): Router {
     const redeemed = binding ? await redeemExchangeCode(ctx, body.code, binding) : undefined;
     let user = redeemed ? await ctx.prisma.user.findUnique({ where: { id: redeemed.userId } }) : null;
     if (user && redeemed?.pendingLink) user = await attachPendingLink(ctx, user, redeemed.pendingLink);
-    if (!user) throw invalidToken('The sign-in code is invalid, expired, already used or not for this browser.');
-    res.json(await completeLogin(ctx, user));
+    if (!user || !redeemed) throw invalidToken('The sign-in code is invalid, expired, already used or not for this browser.');
+    sendLoginResult(req, res, ctx.config, await completeLogin(ctx, user, signInFrom(req, redeemed.provider)));
   });
 
   return router;

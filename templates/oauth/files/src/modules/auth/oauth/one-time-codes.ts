@@ -38,21 +38,31 @@ const PENDING_LINK = 'pending link';
  * use, 60 seconds. A link that waits for the exchange carries its identity in the code, sealed so
  * that only this server can read it.
  */
-export async function createExchangeCode(ctx: AppContext, userId: string, binding: Binding, pendingLink?: PendingLink): Promise<string> {
+export async function createExchangeCode(ctx: AppContext, userId: string, provider: string, binding: Binding, pendingLink?: PendingLink): Promise<string> {
   const code = pendingLink ? await seal(ctx.config, PENDING_LINK, { ...pendingLink, jti: randomToken() }, EXCHANGE.ttlSeconds) : randomToken();
-  return createBoundToken(ctx, EXCHANGE, userId, (token) => boundKey(token, binding), code);
+  // The purpose names the provider: the session the exchange starts records it as its method.
+  const kind = { ...EXCHANGE, purpose: `${EXCHANGE.purpose}:${provider}` };
+  return createBoundToken(ctx, kind, userId, (token) => boundKey(token, binding), code);
+}
+
+export interface RedeemedCode {
+  userId: string;
+  /** The provider the user signed in with. */
+  provider: string;
+  pendingLink?: PendingLink;
 }
 
 /** The user an exchange code was issued for (and the identity to link, if any), once, and only with its binding. */
-export async function redeemExchangeCode(ctx: AppContext, code: string, binding: Binding): Promise<{ userId: string; pendingLink?: PendingLink } | undefined> {
-  const userId = (await consumeOneTimeToken(ctx, EXCHANGE.purpose, boundKey(code, binding)))?.userId;
-  if (!userId) return undefined;
+export async function redeemExchangeCode(ctx: AppContext, code: string, binding: Binding): Promise<RedeemedCode | undefined> {
+  const record = await consumeOneTimeToken(ctx, { startsWith: `${EXCHANGE.purpose}:` }, boundKey(code, binding));
+  if (!record?.userId) return undefined;
+  const redeemed = { userId: record.userId, provider: record.purpose.slice(EXCHANGE.purpose.length + 1) };
   // A sign-in's code is base64url; only a sealed link (a JWE) has dots.
-  if (!code.includes('.')) return { userId };
+  if (!code.includes('.')) return redeemed;
   const sealed = await unseal(ctx.config, PENDING_LINK, code);
   if (typeof sealed?.provider !== 'string' || typeof sealed.providerAccountId !== 'string') return undefined;
   const { provider, providerAccountId, type, email } = sealed as unknown as PendingLink;
-  return { userId, pendingLink: { provider, providerAccountId, type, email: email ?? null } };
+  return { ...redeemed, pendingLink: { provider, providerAccountId, type, email: email ?? null } };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { TwoFactorChallenge, User } from '../../../generated/prisma/client.
 import type { Db } from '../account-hooks.js';
 import type { LoginChallenge, PendingStep } from '../complete-login.js';
 import { hashToken, randomToken } from '../one-time-tokens.js';
+import type { SignIn } from '../sessions.js';
 
 /** An mfaToken lives 10 minutes and allows 5 codes to be tried with it. */
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
@@ -11,10 +12,10 @@ export const MAX_ATTEMPTS = 5;
 /**
  * Runs after every first factor (see complete-login.ts). A user with two-factor authentication on
  * gets an mfaToken instead of an access token. The mfaToken is an opaque random string, not a JWT,
- * so the guard can never accept it; only its hash is stored, with the work the first factor
- * deferred until the second one succeeds (a reset's new password).
+ * so the guard can never accept it; only its hash is stored, with how the first factor signed in
+ * and the work it deferred until the second one succeeds (a reset's new password).
  */
-export async function requireSecondFactor(ctx: AppContext, user: User, pending?: PendingStep): Promise<LoginChallenge | undefined> {
+export async function requireSecondFactor(ctx: AppContext, user: User, signIn: SignIn, pending?: PendingStep): Promise<LoginChallenge | undefined> {
   if (!user.twoFactorEnabled) return undefined;
   const mfaToken = randomToken();
   const now = new Date();
@@ -25,6 +26,7 @@ export async function requireSecondFactor(ctx: AppContext, user: User, pending?:
         userId: user.id,
         tokenHash: hashToken(mfaToken),
         expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS),
+        method: signIn.method,
         pendingStep: pending ? JSON.stringify(pending) : null,
       },
     }),

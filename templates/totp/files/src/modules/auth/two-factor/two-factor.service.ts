@@ -4,6 +4,7 @@ import { AppError, forbidden, invalidToken } from '../../../http/app-error.js';
 import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
 import { revokeAllTokens } from '../revocation.js';
+import type { Client } from '../sessions.js';
 import { assertNotLocked, countingWrongCodes } from './code-lock.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
 import { replaceRecoveryCodes, useRecoveryCode } from './recovery-codes.js';
@@ -88,9 +89,9 @@ const expiredChallenge = () => invalidToken('The mfaToken is invalid, expired, a
  * The second step of a sign-in: the mfaToken from the first factor plus a code or a recovery
  * code. Every try counts against the token's attempts, the right one included, and every wrong
  * code against the account's lock. Work the first factor deferred (a reset's new password) runs
- * only now.
+ * only now, and the session starts with the first factor's method.
  */
-export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: string }): Promise<TokenResponse> {
+export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: string }, client: Client): Promise<TokenResponse> {
   const ownerId = await challengeOwner(ctx, input.mfaToken);
   if (!ownerId) throw expiredChallenge();
   await assertNotLocked(ctx, ownerId);
@@ -101,7 +102,7 @@ export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: 
   const secret = user.twoFactorSecret;
   await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
   if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-  return finishLogin(ctx, user, pendingStepOf(challenge));
+  return finishLogin(ctx, user, { ...client, method: challenge.method }, pendingStepOf(challenge));
 }
 
 /**
