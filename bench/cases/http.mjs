@@ -25,6 +25,8 @@
 //   authMe        GET /api/auth/me, Bearer JWT                 GET /api/auth/get-session, cookie         GET /users/:id
 //   guardQuery                                                                                           GET /users/:id/sessions/:sid
 //   findUnique                                                                                           GET /users/:id/unique
+//   refresh       POST /api/auth/refresh, one session per connection, each request rotating the token the
+//                 previous answer gave (no peer figure: Better Auth's sessions have no refresh token)
 //   members       GET /api/organizations/:id/members?limit=50  GET /api/auth/organization/list-members?organizationId=…&limit=50
 //                 (first page, keyset, nextCursor)             (first page, offset, plus a COUNT of all members: its API's shape)
 //   server CPU per request   user + system time of the server process (/proc/<pid>/stat) over one load ÷ its requests
@@ -73,6 +75,7 @@ const REQUESTS = {
   members: Math.round(1_500 * SCALE),
   organizations: Math.round(1_500 * SCALE),
   membersMiddlePage: Math.round(1_500 * SCALE),
+  refresh: Math.round(2_000 * SCALE),
 };
 const WARMUP_SHARE = 0.2;
 
@@ -162,6 +165,7 @@ async function runOn(root, db, peer) {
       },
       organizations: { gatekit: { path: '/api/organizations', headers: gatekit.bearer } },
       membersMiddlePage: { gatekit: { path: `/api/organizations/${gatekit.organizationId}/members?limit=50&cursor=${gatekit.middleCursor}`, headers: gatekit.bearer } },
+      refresh: { gatekit: { path: '/api/auth/refresh', refreshTokens: gatekit.refreshTokens } },
     };
     const get = async (name, endpoint, extra = '') => {
       const response = await fetch(`${servers[name].url}${endpoint.path}${extra}`, { headers: endpoint.headers });
@@ -184,8 +188,9 @@ async function runOn(root, db, peer) {
     /** One load of `target` on a server, with the server's CPU time per request. */
     const measuredLoad = async (name, target, count) => {
       const cpuBefore = cpuMsOf(servers[name].pid);
-      const load = await worker.load(`${servers[name].url}${target.path}`, target.headers, count);
+      const load = await worker.load(`${servers[name].url}${target.path}`, target.headers, count, target.refreshTokens);
       load.serverCpuUsPerRequest = ((cpuMsOf(servers[name].pid) - cpuBefore) * 1000) / count;
+      if (target.refreshTokens) target.refreshTokens = load.refreshTokens;
       return load;
     };
 
@@ -193,7 +198,8 @@ async function runOn(root, db, peer) {
     const runsOf = {};
     for (const [endpoint, perServer] of Object.entries(endpoints)) {
       for (const [name, target] of Object.entries(perServer)) {
-        await worker.load(`${servers[name].url}${target.path}`, target.headers, Math.max(500, Math.round(REQUESTS[endpoint] * WARMUP_SHARE)));
+        const warmUp = await worker.load(`${servers[name].url}${target.path}`, target.headers, Math.max(500, Math.round(REQUESTS[endpoint] * WARMUP_SHARE)), target.refreshTokens);
+        if (target.refreshTokens) target.refreshTokens = warmUp.refreshTokens;
         runsOf[`${endpoint}.${name}`] = [];
       }
     }

@@ -4,26 +4,37 @@
 // requests in all. Every answer's body is read to the end; any status other than 200, or a
 // socket error, fails the whole load.
 //
-// Message in:  { id, url, headers, count, concurrency }
-// Message out: { id, ok: true, result: { count, seconds, rps, p50, p90, p99, max, connections, clientCpuShare } }
+// A load with `refreshTokens` (one per connection) posts { refreshToken } to `url` instead of a
+// GET, as a client refreshing its session does: each connection sends the refresh token of the
+// previous answer, so every request rotates a live token. The last tokens come back in the result
+// for the next load.
+//
+// Message in:  { id, url, headers, count, concurrency, refreshTokens? }
+// Message out: { id, ok: true, result: { count, seconds, rps, p50, p90, p99, max, connections, clientCpuShare, refreshTokens? } }
 //          or  { id, ok: false, error }
 import http from 'node:http';
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-function get(agent, url, headers) {
+/** GET url, or POST body as JSON when there is one; the answer's status and, for a POST, its text. */
+function send(agent, url, headers, body) {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent, headers }, (response) => {
-      let bytes = 0;
-      response.on('data', (chunk) => (bytes += chunk.length));
-      response.on('end', () => resolve({ status: response.statusCode, bytes }));
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const options = payload === undefined ? { agent, headers } : { agent, method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } };
+    const request = http.request(url, options, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => payload !== undefined && chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
       response.on('error', reject);
     });
     request.on('error', reject);
+    request.end(payload);
   });
 }
 
-async function load({ url, headers = {}, count, concurrency }) {
+async function load({ url, headers = {}, count, concurrency, refreshTokens }) {
+  if (refreshTokens && refreshTokens.length !== concurrency) throw new Error(`refreshTokens: one per connection (${concurrency}), got ${refreshTokens.length}`);
+  const tokens = refreshTokens ? [...refreshTokens] : undefined;
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
   const sockets = new Set();
   agent.on('free', (socket) => sockets.add(socket));
@@ -31,14 +42,16 @@ async function load({ url, headers = {}, count, concurrency }) {
   let issued = 0;
   let done = 0;
   let failed = false;
-  const loop = async () => {
+  const loop = async (_, connection) => {
     try {
       while (issued < count && !failed) {
         issued += 1;
         const started = performance.now();
-        const { status } = await get(agent, url, headers);
+        const body = tokens ? { refreshToken: tokens[connection] } : undefined;
+        const { status, text } = await send(agent, url, headers, body);
         latencies[done++] = performance.now() - started;
-        if (status !== 200) throw new Error(`GET ${new URL(url).pathname} answered ${status}, not 200`);
+        if (status !== 200) throw new Error(`${body ? 'POST' : 'GET'} ${new URL(url).pathname} answered ${status}, not 200: ${text.slice(0, 200)}`);
+        if (tokens) tokens[connection] = JSON.parse(text).refreshToken;
       }
     } catch (error) {
       failed = true;
@@ -67,6 +80,7 @@ async function load({ url, headers = {}, count, concurrency }) {
     // The load generator's own CPU time over the wall time: near 1 means the client, not the
     // server, may be the limit.
     clientCpuShare: (cpu.user + cpu.system) / 1e6 / seconds,
+    ...(tokens ? { refreshTokens: tokens } : {}),
   };
 }
 

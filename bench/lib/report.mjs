@@ -92,6 +92,7 @@ export function formatDatabase(result) {
     `  ${row(['members, limit 50, 10k org', cell(e.members.gatekit), cell(e.members.peer), ''], widths)}`,
     `  ${row(['organizations (200 orgs)', cell(e.organizations.gatekit), '', ''], widths)}`,
     `  ${row(['members, middle page', cell(e.membersMiddlePage.gatekit), '', ''], widths)}`,
+    `  ${row(['POST /api/auth/refresh (rotation)', cell(e.refresh.gatekit), '', ''], widths)}`,
     `  ${row(['peak RSS (RSS after start)', ...servers.map(memoryCell)], widths)}`,
     `  ${row(['cold start to first 200 (median)', `${result.coldStartMs.gatekit.medianMs} ms`, `${result.coldStartMs.peer.medianMs} ms`, `${result.coldStartMs.bare.medianMs} ms (+ helmet)`], widths)}`,
     '',

@@ -5,6 +5,8 @@
 // (so tokens, password hashes and date formats are the server's own); the other rows are copies of
 // those rows written straight into the database (bench/lib/databases.mjs).
 
+import { CONCURRENCY } from './servers.mjs';
+
 export const MEMBERS = 10_000;
 export const ORGANIZATIONS_OF_USER = 200;
 const PASSWORD = 'a long bench passphrase';
@@ -44,7 +46,13 @@ export async function seedGatekit(url, databases) {
   } finally {
     await rows.close();
   }
-  return { userId, organizationId, bearer, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
+  // One session per load connection for the refresh figure: each connection rotates its own token.
+  const refreshTokens = [];
+  for (let i = 0; i < CONCURRENCY; i++) {
+    const signedIn = await json(await post(`${url}/api/auth/login`, { email: 'bench-owner@example.com', password: PASSWORD }), 200, 'gatekit login');
+    refreshTokens.push(signedIn.refreshToken);
+  }
+  return { userId, organizationId, bearer, refreshTokens, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
 }
 
 /** Better Auth: sign-up (session cookie), the organization through its plugin, then copies in its own tables. */

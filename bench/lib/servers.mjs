@@ -148,11 +148,12 @@ export function startLoadWorker(root) {
     pending.clear();
   });
   return {
-    load: (url, headers, count) =>
+    /** GETs url `count` times; with refreshTokens (one per connection), POSTs each as a refresh instead. */
+    load: (url, headers, count, refreshTokens) =>
       new Promise((resolve, reject) => {
         const id = nextId++;
         pending.set(id, { resolve, reject, url });
-        worker.send({ id, url, headers, count, concurrency: CONCURRENCY });
+        worker.send({ id, url, headers, count, concurrency: CONCURRENCY, refreshTokens });
       }),
     stop: () => {
       if (worker.connected) worker.disconnect();
