@@ -37,6 +37,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** True when the row an update or delete names is not there (Prisma P2025). */
+export function isMissingRecord(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === 'P2025';
+}
+
 /** True for a unique-constraint violation (Prisma P2002). */
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === 'P2002';

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { AppContext } from '../../context.js';
 import type { Session, User } from '../../generated/prisma/client.js';
 import { invalidToken } from '../../http/app-error.js';
+import { isMissingRecord } from '../../http/database-errors.js';
 import { logoutSteps } from './account-hooks.js';
 import { hashToken, randomToken } from './one-time-tokens.js';
 
@@ -96,13 +97,19 @@ export async function rotateRefreshToken(ctx: AppContext, presented: string): Pr
   if (count !== 1) throw refreshRefused();
   const expiresAt = nextExpiry(ctx, now, record.session.maxExpiresAt);
   const refresh = newRefreshToken(expiresAt);
-  return ctx.prisma.$transaction(async (tx) => {
-    // The session may have ended since the read (a logout on another device): then nothing is issued.
-    const updated = await tx.session.updateMany({ where: { id: record.sessionId, expiresAt: { gt: now } }, data: { lastUsedAt: now, expiresAt } });
-    if (updated.count !== 1) throw refreshRefused();
-    await tx.refreshToken.create({ data: { ...refresh.row, sessionId: record.sessionId } });
-    return { session: { ...record.session, lastUsedAt: now, expiresAt }, user: record.session.user, ...refresh.issued };
-  });
+  try {
+    // One write: the session's idle end moves and it gets its next token, provided it still lives
+    // (a logout elsewhere since the read leaves no session to update, and nothing is issued).
+    await ctx.prisma.session.update({
+      where: { id: record.sessionId, expiresAt: { gt: now } },
+      data: { lastUsedAt: now, expiresAt, refreshTokens: { create: refresh.row } },
+      select: { id: true },
+    });
+  } catch (error) {
+    if (isMissingRecord(error)) throw refreshRefused();
+    throw error;
+  }
+  return { session: { ...record.session, lastUsedAt: now, expiresAt }, user: record.session.user, ...refresh.issued };
 }
 
 /** The user's live sessions, newest sign-in first. */

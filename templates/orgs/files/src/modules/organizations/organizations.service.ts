@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError } from '../../http/app-error.js';
-import { isUniqueViolation } from '../../http/database-errors.js';
+import { isMissingRecord, isUniqueViolation } from '../../http/database-errors.js';
 import { organizationNotFound, type Membership } from './membership.js';
 import type { CreateOrganizationInput, UpdateOrganizationInput } from './organization.schemas.js';
 import { toOrganizationView, type OrganizationView } from './organization-views.js';
@@ -9,9 +9,6 @@ import { afterCursor, toPage, type PageQuery } from './pagination.js';
 import { isValidSlug, slugFromName } from './slug.js';
 
 const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'Another organization already uses this slug.');
-
-/** Prisma's "record to update or delete does not exist": the organization was deleted meanwhile. */
-const isMissingRecord = (error: unknown) => (error as { code?: string } | null)?.code === 'P2025';
 
 /**
  * Runs a write of the organization row. A slug conflict surfaces as a unique violation, also when
