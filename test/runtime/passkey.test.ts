@@ -22,7 +22,9 @@ const sqlite: AppDatabase = {
     const db = openSqlite(running.databaseUrl);
     try {
       const statement = db.prepare(sql.replace(/\$\d+/g, '?'));
-      return (statement.reader ? statement.all(...values) : (statement.run(...values), [])) as Row[];
+      if (statement.reader) return statement.all(...values) as Row[];
+      statement.run(...values);
+      return [];
     } finally {
       db.close();
     }
