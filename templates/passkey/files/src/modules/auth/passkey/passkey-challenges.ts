@@ -38,7 +38,12 @@ export function signedChallenge(clientDataJSON: string): string | undefined {
  * server made for this kind of ceremony (and this user, when it was made for one), unused and
  * under 5 minutes old. The conditional update lets exactly one of two concurrent requests have it.
  */
-export async function claimChallenge(ctx: AppContext, clientDataJSON: string, kind: ChallengeKind, userId?: string): Promise<string | undefined> {
+export async function claimChallenge(
+  ctx: AppContext,
+  clientDataJSON: string,
+  kind: ChallengeKind,
+  userId?: string,
+): Promise<string | undefined> {
   const challenge = signedChallenge(clientDataJSON);
   if (!challenge) return undefined;
   const now = new Date();

@@ -2,7 +2,11 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { z } from 'zod';
 
 /** base64url text of bounded size: what every binary field of a WebAuthn JSON response is. */
-const base64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, 'must be base64url');
+const base64url = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]*$/, 'must be base64url');
 
 const credential = {
   id: base64url(1400).min(1),

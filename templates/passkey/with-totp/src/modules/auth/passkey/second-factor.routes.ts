@@ -25,8 +25,9 @@ export function createPasskeySecondFactorRoutes(ctx: AppContext, rp: RelyingPart
     const ownerId = await challengeOwner(ctx, validate(secondFactorOptionsBody, req.body).mfaToken);
     const user = ownerId ? await ctx.prisma.user.findUnique({ where: { id: ownerId } }) : null;
     if (!user) throw expiredMfaToken();
-    if ((await ctx.prisma.passkey.count({ where: { userId: user.id } })) === 0) throw forbidden('This account has no passkey. Use a code instead.');
-    res.set('Cache-Control', 'no-store').json(await signInOptions(ctx, rp, 'second-factor', user));
+    if ((await ctx.prisma.passkey.count({ where: { userId: user.id } })) === 0)
+      throw forbidden('This account has no passkey. Use a code instead.');
+    res.json(await signInOptions(ctx, rp, 'second-factor', user));
   });
 
   router.post('/api/auth/2fa/passkey/verify', ctx.rateLimit('2fa-passkey-verify'), async (req, res) => {
@@ -42,7 +43,12 @@ export function createPasskeySecondFactorRoutes(ctx: AppContext, rp: RelyingPart
     if (!passkey) throw invalidCredentials();
     await acceptAssertion(ctx, rp, passkey, response, expectedChallenge);
     if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-    sendLoginResult(req, res, ctx.config, await finishLogin(ctx, user, { ...clientOf(req), method: challenge.method }, pendingStepOf(challenge)));
+    sendLoginResult(
+      req,
+      res,
+      ctx.config,
+      await finishLogin(ctx, user, { ...clientOf(req), method: challenge.method }, pendingStepOf(challenge)),
+    );
   });
 
   return router;
