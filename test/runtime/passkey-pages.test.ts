@@ -1,7 +1,7 @@
 /**
  * Passkeys in the built-in pages, in Chromium with a CDP virtual authenticator (CTAP2, internal,
  * resident keys, user verification): add a passkey on the account page, sign out, sign in with the
- * passkey button, use the passkey as the second factor of a password sign-in, and remove it. The
+ * browser's passkey autofill and with the passkey button, use the passkey as the second factor of a password sign-in, and remove it. The
  * screenshots go to docs/images/passkey-*.png.
  */
 import { mkdirSync } from 'node:fs';
@@ -53,7 +53,7 @@ async function signOut(page: Page): Promise<void> {
 }
 
 describe('passkeys in the pages', () => {
-  it('adds a passkey on the account page, signs in with it, uses it as the second factor, and removes it', async () => {
+  it('adds a passkey on the account page, signs in with it by autofill and by the button, uses it as the second factor, and removes it', async () => {
     const account = await register(running, { password: PASSWORD, verified: true });
     const tab = await browser.open();
     const { page } = tab;
@@ -82,7 +82,17 @@ describe('passkeys in the pages', () => {
     const listed = (await api('/api/auth/passkeys', { token: await tokenOf(page) })).body.passkeys;
     expect(listed).toEqual([expect.objectContaining({ name: 'This laptop' })]);
 
-    // Sign out, then sign in with the passkey button: no password, straight to the account.
+    // Sign out: on the sign-in page the browser's passkey autofill (conditional mediation) offers the
+    // passkey, and Chromium's virtual authenticator picks it at once: signed in with no click.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(url('/'), { waitUntil: 'commit' });
+    await onAccountPage(page, account.email);
+    expect(await sessionMethod(page)).toBe('passkey');
+
+    // From here on the browser has no autofill (as many do not): the button is the way in.
+    await page.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+    });
     await signOut(page);
     const button = page.getByRole('button', { name: 'Sign in with a passkey' });
     await button.waitFor();

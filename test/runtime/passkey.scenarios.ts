@@ -142,7 +142,7 @@ export function describePasskeyScenarios(setup: PasskeyScenarioSetup): void {
       expect(options.rp).toEqual({ id: RP_ID, name: expect.any(String) });
       expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
       expect(options.attestation).toBe('none');
-      expect(options.pubKeyCredParams.map((param: { alg: number }) => param.alg).sort()).toEqual([-257, -8, -7]);
+      expect(options.pubKeyCredParams.map((param: { alg: number }) => param.alg).sort((a: number, b: number) => a - b)).toEqual([-257, -8, -7]);
       expect(options.excludeCredentials.map((credential: { id: string }) => credential.id)).toEqual([user.authenticator.credentials[0]!.id.toString('base64url')]);
       // The handle: 32 random bytes, the same on every passkey of the user, never the id or the email.
       const handle = Buffer.from(options.user.id, 'base64url');
