@@ -3,7 +3,11 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { relyingParty } from '../src/modules/auth/passkey/relying-party.js';
 import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
 
-const env = (extra: Record<string, string>) => ({ JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing', ...extra });
+const env = (extra: Record<string, string>) => ({
+  DATABASE_URL: 'file:./test.db',
+  JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+  ...extra,
+});
 
 describe('the relying party (WEBAUTHN_*)', () => {
   it('defaults to the host name and origin of APP_URL', () => {
@@ -70,7 +74,7 @@ describe('passkey routes', () => {
       type: 'public-key',
       response: { clientDataJSON: 'YQ', authenticatorData: 'YQ', signature: 'YQ' },
     };
-    const refused = await app.request('/api/auth/passkey/login/verify', { json: { response } });
+    const refused = await app.request('/api/auth/passkey/login/verify', { method: 'POST', json: { response } });
     expect(refused.status).toBe(401);
     expect((await refused.json()).error.code).toBe('INVALID_CREDENTIALS');
   });
