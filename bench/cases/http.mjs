@@ -23,7 +23,7 @@
 //   figure        gatekit                                      peer                                      bare / barePrisma
 //   healthz       GET /healthz                                 GET /ok (a trivial Express route)         GET /healthz
 //   authMe        GET /api/auth/me, Bearer JWT                 GET /api/auth/get-session, cookie         GET /users/:id
-//   guardQuery                                                                                           GET /users/:id/tokens/:jti
+//   guardQuery                                                                                           GET /users/:id/sessions/:sid
 //   findUnique                                                                                           GET /users/:id/unique
 //   members       GET /api/organizations/:id/members?limit=50  GET /api/auth/organization/list-members?organizationId=…&limit=50
 //                 (first page, keyset, nextCursor)             (first page, offset, plus a COUNT of all members: its API's shape)
@@ -146,7 +146,7 @@ async function runOn(root, db, peer) {
 
     const gatekit = await seedGatekit(servers.gatekit.url, databases);
     const peerSeed = await seedPeer(servers.peer.url, databases);
-    const tokenId = jwtPayload(gatekit.bearer.authorization.slice('Bearer '.length)).jti;
+    const sessionId = jwtPayload(gatekit.bearer.authorization.slice('Bearer '.length)).sid;
     const endpoints = {
       healthz: { gatekit: { path: '/healthz' }, peer: { path: '/ok' }, bare: { path: '/healthz' } },
       authMe: {
@@ -154,7 +154,7 @@ async function runOn(root, db, peer) {
         peer: { path: '/api/auth/get-session', headers: peerSeed.cookie },
         barePrisma: { path: `/users/${gatekit.userId}` },
       },
-      guardQuery: { barePrisma: { path: `/users/${gatekit.userId}/tokens/${tokenId}` } },
+      guardQuery: { barePrisma: { path: `/users/${gatekit.userId}/sessions/${sessionId}` } },
       findUnique: { barePrisma: { path: `/users/${gatekit.userId}/unique` } },
       members: {
         gatekit: { path: `/api/organizations/${gatekit.organizationId}/members?limit=50`, headers: gatekit.bearer },
@@ -212,7 +212,7 @@ async function runOn(root, db, peer) {
         .replace(peerSeed.organizationId, ':orgId')
         .replace(gatekit.middleCursor, '<middle>')
         .replace(gatekit.userId, ':id')
-        .replace(tokenId, ':jti');
+        .replace(sessionId, ':sid');
     const figures = {};
     for (const [endpoint, perServer] of Object.entries(endpoints)) {
       figures[endpoint] = {};

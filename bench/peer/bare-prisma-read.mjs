@@ -12,8 +12,8 @@
 //                                     against (the guard's method, without its condition on the token)
 //   GET /users/:id/unique             prisma.user.findUnique({ where: { id } }), for information: Prisma
 //                                     batches concurrent findUnique calls, which costs CPU under load
-//   GET /users/:id/tokens/:tokenId    the guard's own query (the user, provided that access token is
-//                                     live), for information: what the condition on the token costs
+//   GET /users/:id/sessions/:sid      the guard's own query (the user, provided the access token's
+//                                     session lives), for information: what the condition on the session costs
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,9 +46,9 @@ app.get('/users/:id', async (req, res) => {
 app.get('/users/:id/unique', async (req, res) => {
   answer(res, await prisma.user.findUnique({ where: { id: req.params.id } }));
 });
-app.get('/users/:id/tokens/:tokenId', async (req, res) => {
-  const live = { id: req.params.tokenId, revokedAt: null, expiresAt: { gt: new Date() } };
-  answer(res, await prisma.user.findFirst({ where: { id: req.params.id, accessTokens: { some: live } } }));
+app.get('/users/:id/sessions/:sid', async (req, res) => {
+  const live = { id: req.params.sid, expiresAt: { gt: new Date() } };
+  answer(res, await prisma.user.findFirst({ where: { id: req.params.id, sessions: { some: live } } }));
 });
 
 const server = app.listen(port, host, () => {

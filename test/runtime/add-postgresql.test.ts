@@ -30,7 +30,7 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-let early: { email: string };
+let early: { email: string; token: string; refreshToken: string };
 const ADDED = ['orgs', 'totp', 'github', 'audit-log', '--pack', AUDIT_LOG_PACK];
 const HOOKS = 'src/modules/auth/account-hooks.ts';
 let hooksEdit: string;
@@ -101,6 +101,10 @@ describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in o
 
     inApp(dir, ['run', 'build']);
     await withApp(dir, {}, async (app) => {
+      // The session started before the add lives on: its refresh token still refreshes.
+      const refreshed = await call(app.url, '/api/auth/refresh', { json: { refreshToken: early.refreshToken } });
+      expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+      expect((await call(app.url, '/api/auth/me', { token: refreshed.body.token })).status).toBe(200);
       const token = await signIn(app, early.email);
       expect((await call(app.url, '/api/hello')).body).toEqual({ hello: 'world' });
       expect((await call(app.url, '/api/organizations', { json: { name: 'Acme', slug: `acme-${Date.now()}` }, token })).status).toBe(201);

@@ -60,11 +60,11 @@ export async function withApp<T>(dir: string, env: Record<string, string>, work:
   }
 }
 
-export async function registerUser(app: AppProcess): Promise<{ email: string; token: string }> {
+export async function registerUser(app: AppProcess): Promise<{ email: string; token: string; refreshToken: string }> {
   const email = uniqueEmail('early');
   const reply = await call(app.url, '/api/auth/register', { json: { email, password: PASSWORD, name: 'Early user' } });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { email, token: reply.body.token };
+  return { email, token: reply.body.token, refreshToken: reply.body.refreshToken };
 }
 
 export async function signIn(app: AppProcess, email: string): Promise<string> {

@@ -192,14 +192,75 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect((await call(running.app.url, '/api/auth/me', { headers: { cookie: `token=${body.token}` } })).status).toBe(401);
     });
 
-    it('refresh rotates: one 200 for eight concurrent refreshes of one token, and the new token goes on', async () => {
-      const { body } = await register();
-      const replies = await Promise.all(Array.from({ length: 8 }, () => call(running.app.url, '/api/auth/refresh', { json: { refreshToken: body.refreshToken } })));
-      expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array(7).fill(401)]);
-      const winner = replies.find((reply) => reply.status === 200)!.body;
-      expect(winner).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshToken: expect.any(String) });
-      expect((await call(running.app.url, '/api/auth/me', { token: winner.token })).status).toBe(200);
-      expect((await call(running.app.url, '/api/auth/refresh', { json: { refreshToken: winner.refreshToken } })).status).toBe(200);
+    it('refresh rotates: eight concurrent refreshes of one token (on PostgreSQL split across two instances) give exactly one 200, and the new token goes on', async () => {
+      // SQLite is for one instance (docs/production.md): there the eight go to one process.
+      const twoInstances = !running.databaseUrl.startsWith('file:');
+      const second = twoInstances ? await startAppProcess(setup.fixture().dir, running.env()) : running.app;
+      try {
+        for (let round = 0; round < 3; round++) {
+          const { body } = await register();
+          const instances = [running.app.url, second.url];
+          const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => call(instances[i % 2]!, '/api/auth/refresh', { json: { refreshToken: body.refreshToken } })));
+          expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array(7).fill(401)]);
+          for (const reply of replies.filter((one) => one.status === 401)) expect(reply.body.error.code).toBe('INVALID_TOKEN');
+          const winner = replies.find((reply) => reply.status === 200)!.body;
+          expect(winner).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, refreshToken: expect.any(String) });
+          // The losers came within the grace: they ended nothing, on either instance.
+          expect((await call(second.url, '/api/auth/me', { token: winner.token })).status).toBe(200);
+          expect((await call(running.app.url, '/api/auth/refresh', { json: { refreshToken: winner.refreshToken } })).status).toBe(200);
+        }
+      } finally {
+        if (second !== running.app) await second.stop();
+      }
+    });
+
+    it('cookie transport over HTTP: the refresh token only in an HttpOnly SameSite=Strict cookie; a form POST or a request without the header refreshes nothing', async () => {
+      const transport = { 'refresh-token-transport': 'cookie' };
+      const cookieOf = (reply: { headers: Headers }) => {
+        const header = reply.headers.getSetCookie().find((one) => one.startsWith('gatekit_refresh='))!;
+        expect(header).toMatch(/; HttpOnly/i);
+        expect(header).toMatch(/; SameSite=Strict/i);
+        expect(header).toMatch(/; Path=\/api\/auth(;|$)/i);
+        return header.split(';')[0]!;
+      };
+      const email = uniqueEmail();
+      expect((await register(email)).status).toBe(201);
+      const login = await call(running.app.url, '/api/auth/login', { json: { email, password: PASSWORD }, headers: transport });
+      expect(login.status).toBe(200);
+      expect(login.body.refreshToken).toBeUndefined();
+      expect(login.body.refreshExpiresIn).toBeGreaterThan(0);
+      const cookie = cookieOf(login);
+
+      // What a cross-site form could send if the browser attached the cookie: no custom header,
+      // a form or text body. None of them uses the token up.
+      const forms = [
+        { 'content-type': 'application/x-www-form-urlencoded', body: 'refreshToken=' },
+        { 'content-type': 'text/plain', body: '' },
+        { 'content-type': 'multipart/form-data; boundary=x', body: '--x--\r\n' },
+      ];
+      for (const { body, ...headers } of forms) {
+        const forged = await call(running.app.url, '/api/auth/refresh', { headers: { ...headers, cookie }, body });
+        expect(forged.status, headers['content-type']).toBeGreaterThanOrEqual(400);
+        expect(forged.headers.getSetCookie(), headers['content-type']).toEqual([]);
+      }
+      const noHeader = await call(running.app.url, '/api/auth/refresh', { json: {}, headers: { cookie } });
+      expect(noHeader.status).toBe(401);
+      expect(noHeader.body.error.code).toBe('INVALID_TOKEN');
+
+      // The owner's refresh, with the header, still works: nothing above used the cookie up.
+      const refreshed = await call(running.app.url, '/api/auth/refresh', { method: 'POST', headers: { ...transport, cookie } });
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body.refreshToken).toBeUndefined();
+      expect((await call(running.app.url, '/api/auth/me', { token: refreshed.body.token })).status).toBe(200);
+      const next = cookieOf(refreshed);
+      expect(next).not.toBe(cookie);
+      expect((await call(running.app.url, '/api/auth/refresh', { method: 'POST', headers: { ...transport, cookie } })).status).toBe(401);
+
+      // Logout clears it.
+      const logout = await call(running.app.url, '/api/auth/logout', { method: 'POST', token: refreshed.body.token, headers: { cookie: next } });
+      expect(logout.status).toBe(204);
+      expect(logout.headers.getSetCookie().find((one) => one.startsWith('gatekit_refresh='))).toMatch(/Expires=Thu, 01 Jan 1970/);
+      expect((await call(running.app.url, '/api/auth/refresh', { method: 'POST', headers: { ...transport, cookie: next } })).status).toBe(401);
     });
 
     it('limits refreshes per client IP like the other sign-in routes', async () => {
@@ -208,6 +269,29 @@ export function describeJwtApp(setup: ScenarioSetup): void {
         allowedStatus: 401,
         request: (url) => call(url, '/api/auth/refresh', { json: { refreshToken: 'not-a-token-this-server-issued' } }),
       });
+    });
+
+    it('with REDIS_URL, two instances share one refresh budget', async () => {
+      expect(await redisCommand(setup.redisDb, 'FLUSHDB')).toBe('+OK');
+      const shared = { ...running.env(), RATE_LIMIT_MAX: '3', REDIS_URL: `redis://${REDIS_HOST}:${REDIS_PORT}/${setup.redisDb}` };
+      const first = await startAppProcess(setup.fixture().dir, shared);
+      const second = await startAppProcess(setup.fixture().dir, shared);
+      try {
+        const { body } = await register();
+        const statuses = [];
+        // A real refresh token: the budget counts every refresh, good or bad.
+        let refreshToken = body.refreshToken;
+        for (const instance of [first, second, first, second]) {
+          const reply = await call(instance.url, '/api/auth/refresh', { json: { refreshToken } });
+          statuses.push(reply.status);
+          if (reply.status === 200) refreshToken = reply.body.refreshToken;
+        }
+        expect(statuses).toEqual([200, 200, 200, 429]);
+        expect(Number((await call(first.url, '/api/auth/refresh', { json: { refreshToken } })).headers.get('retry-after'))).toBeGreaterThan(0);
+      } finally {
+        await first.stop();
+        await second.stop();
+      }
     });
 
     it('reset tokens are not access tokens', async () => {

@@ -4,6 +4,8 @@
  * access token; no script can read the refresh token; a session ended from another browser's
  * account page signs the first browser out at its next request.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../helpers/accounts.js';
@@ -95,5 +97,76 @@ describe('sessions in the pages', () => {
     await laptop.page.waitForURL(url('/'));
     expect(await tokenOf(laptop.page)).toBeNull();
     expect((await call(running.app.url, '/api/auth/me', { token: (await tokenOf(phone.page))! })).status).toBe(200);
+  }, 60_000);
+
+  it('ends one session from another browser\'s account page: that browser is signed out at its next request, the others stay', async () => {
+    const account = await register(running, { password: PASSWORD });
+    const laptop = await signIn(account.email);
+    const phone = await signIn(account.email);
+    const list = phone.page.locator('#sessions li');
+    await expect.poll(() => list.count()).toBe(3);
+    // The laptop is the other Chromium session (the registration's was made by the test, as "node").
+    const laptopUserAgent = await laptop.page.evaluate(() => navigator.userAgent);
+    const laptopItem = phone.page.locator('#sessions li', { hasText: laptopUserAgent.slice(0, 60) }).filter({ hasNotText: 'This device' });
+    await expect.poll(() => laptopItem.count()).toBe(1);
+    await laptopItem.getByRole('button', { name: /^Sign out / }).click();
+    await expect.poll(() => list.count()).toBe(2);
+
+    const laptopToken = (await tokenOf(laptop.page))!;
+    expect((await call(running.app.url, '/api/auth/me', { token: laptopToken })).status).toBe(401);
+    // Its next request (a reload asks for the user) fails, the refresh cookie cannot bring the
+    // session back, and the page goes to sign-in.
+    await laptop.page.reload();
+    await laptop.page.waitForURL(url('/'));
+    expect(await tokenOf(laptop.page)).toBeNull();
+    await phone.page.reload();
+    await onAccountPage(phone.page, account.email);
+    expect((await call(running.app.url, '/api/auth/me', { token: account.token })).status).toBe(200);
+    expect(laptop.errors.filter((error) => !/401/.test(error))).toEqual([]);
+    expect(phone.errors).toEqual([]);
+  }, 60_000);
+
+  it('a cross-site form POST to /api/auth/refresh refreshes nothing: the signed-in browser keeps its refresh cookie, which still works', async () => {
+    const account = await register(running, { password: PASSWORD });
+    const tab = await signIn(account.email);
+    const before = (await tab.context.cookies()).find((cookie) => cookie.name === 'gatekit_refresh')!.value;
+
+    // Another site (127.0.0.1 is not localhost to a browser) posts forms to the app's refresh
+    // route: a plain form and the text/plain trick that makes a body look like JSON.
+    const target = url('/api/auth/refresh');
+    const forms: Record<string, string> = {
+      '/form': `<form method="post" action="${target}"><input name="refreshToken" value="x"></form>`,
+      '/text': `<form method="post" enctype="text/plain" action="${target}"><input name='{"refreshToken":"' value='"}'></form>`,
+    };
+    const attacker: Server = createServer((req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<!doctype html><body>${forms[req.url ?? ''] ?? ''}<script>document.forms[0].submit()</script></body>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    const evil = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+    try {
+      for (const path of Object.keys(forms)) {
+        const visit = await tab.newPage();
+        const answer = visit.waitForResponse((response) => response.url() === target);
+        await visit.goto(`${evil}${path}`);
+        const response = await answer;
+        expect(response.status(), path).not.toBe(200);
+        expect(await response.headerValue('set-cookie'), path).toBeNull();
+        await visit.close();
+      }
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+    }
+
+    const after = (await tab.context.cookies()).find((cookie) => cookie.name === 'gatekit_refresh')!.value;
+    expect(after).toBe(before);
+    // The owner's own refresh (same site, with the header) still works with that cookie.
+    const refreshed = await tab.page.evaluate(async () => {
+      const response = await fetch('/api/auth/refresh', { method: 'POST', headers: { 'refresh-token-transport': 'cookie' } });
+      return { status: response.status, body: await response.json() };
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.refreshToken).toBeUndefined();
+    expect((await tab.context.cookies()).find((cookie) => cookie.name === 'gatekit_refresh')!.value).not.toBe(before);
   }, 60_000);
 });

@@ -402,6 +402,69 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect((await call(a.url, '/api/auth/me', { token: other.body.token })).status).toBe(200);
   });
 
+  it('a refresh token reused after the grace, through the other instance: that whole session ends on both, the user\'s other session lives', async () => {
+    const GRACE_SECONDS = 3;
+    const graceEnv = { REDIS_URL: redis.url, REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS) };
+    const [first, second] = await Promise.all([startApp(graceEnv), startApp(graceEnv)]);
+    try {
+      const account = await register(first.url, 'stolen');
+      const elsewhere = await call(second.url, '/api/auth/login', { json: { email: account.email, password: PASSWORD } });
+      // The owner refreshes on the first instance; the copied (now used) token comes back at once on
+      // the second: within the grace that is a plain 401 and the session lives on.
+      const rotated = await call(first.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } });
+      expect(rotated.status).toBe(200);
+      const early = await call(second.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } });
+      expect(early.status).toBe(401);
+      expect(early.body.error.code).toBe('INVALID_TOKEN');
+      for (const instance of [first, second]) expect((await call(instance.url, '/api/auth/me', { token: rotated.body.token })).status).toBe(200);
+
+      // After the grace the same token is theft: the whole session ends, on both instances.
+      await sleep(GRACE_SECONDS * 1000 + 500);
+      const late = await call(second.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } });
+      expect(late.status).toBe(401);
+      expect(late.body.error.code).toBe('INVALID_TOKEN');
+      for (const instance of [first, second]) {
+        const refused = await call(instance.url, '/api/auth/me', { token: rotated.body.token });
+        expect(refused.status).toBe(401);
+        expect(refused.body.error.code).toBe('UNAUTHENTICATED');
+        expect((await call(instance.url, '/api/auth/me', { token: account.token })).status).toBe(401);
+      }
+      // The owner's current refresh token went with its session.
+      expect((await call(first.url, '/api/auth/refresh', { json: { refreshToken: rotated.body.refreshToken } })).status).toBe(401);
+      // Only that session: the user's other sign-in goes on, on both.
+      for (const instance of [first, second]) expect((await call(instance.url, '/api/auth/me', { token: elsewhere.body.token })).status).toBe(200);
+      const sessions = await call(first.url, '/api/auth/sessions', { token: elsewhere.body.token });
+      expect(sessions.body.sessions.map((session: { current: boolean }) => session.current)).toEqual([true]);
+      expect(second.output()).toContain('a used refresh token came back: the session is ended');
+      report(`two instances, grace ${GRACE_SECONDS} s: used refresh token on B at once -> ${early.status}, session alive; after the grace -> ${late.status}, session ended on A and B`);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 60_000);
+
+  it('share refresh rate limits: the limit counts refreshes to both', async () => {
+    const limitedEnv = { REDIS_URL: redis.url, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_SECONDS: '60' };
+    const [first, second] = await Promise.all([startApp(limitedEnv), startApp(limitedEnv)]);
+    try {
+      let { refreshToken } = await register(first.url, 'refresh-limited');
+      const statuses: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const instance = i % 2 === 0 ? first : second;
+        const reply = await call(instance.url, '/api/auth/refresh', { json: { refreshToken } });
+        statuses.push(`${i % 2 === 0 ? 'A' : 'B'}:${reply.status}`);
+        if (reply.status === 200) refreshToken = reply.body.refreshToken;
+        else {
+          expect(reply.body.error.code).toBe('RATE_LIMITED');
+          expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+        }
+      }
+      expect(statuses).toEqual(['A:200', 'B:200', 'A:200', 'B:200', 'A:429', 'B:429']);
+      report(`two instances, RATE_LIMIT_MAX=4, alternating refreshes: ${statuses.join(' ')}`);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 60_000);
+
   it('one invite accepted ten times at once, split across both: one membership', async () => {
     const owner = await register(next().url, 'owner');
     const org = (await call(next().url, '/api/organizations', { json: { name: 'Race', slug: unique('race') }, token: owner.token })).body.organization;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeLogin } from '../src/modules/auth/complete-login.js';
-import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, startTestApp, testSignIn, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -14,9 +14,9 @@ describe('audit log', () => {
   it('records each sign-in and lists the user\'s own events, newest first', async () => {
     const { user, token } = await createUserWithToken(app);
     const other = await createUserWithToken(app);
-    await completeLogin(app.context, user);
-    await completeLogin(app.context, user);
-    await completeLogin(app.context, other.user);
+    await completeLogin(app.context, user, testSignIn);
+    await completeLogin(app.context, user, testSignIn);
+    await completeLogin(app.context, other.user, testSignIn);
 
     const response = await app.request('/api/audit-log', { token });
     expect(response.status).toBe(200);
