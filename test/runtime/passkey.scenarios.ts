@@ -466,6 +466,13 @@ export function describePasskeyScenarios(setup: PasskeyScenarioSetup): void {
         expectError(await verify2fa(mfaToken, user.authenticator.get(options)), 401, 'INVALID_TOKEN');
       });
 
+      it('a second-factor challenge does not sign anyone in at /passkey/login/verify (401 INVALID_CREDENTIALS)', async () => {
+        const user = await withTwoFactor();
+        const { mfaToken } = await mfaAnswer(user);
+        const options = (await options2fa(mfaToken)).body;
+        expectError(await loginVerify(user.authenticator.get(options)), 401, 'INVALID_CREDENTIALS');
+      });
+
       it("refuses another user's passkey, a sign-in challenge and no user verification as the second factor", async () => {
         const user = await withTwoFactor();
         const stranger = await withPasskey();

@@ -40,8 +40,10 @@ if (!section.hidden) {
     }
     try {
       await signInWithPasskey({});
-    } finally {
-      if (!autofill) offerAutofill();
+    } catch (error) {
+      // Still on this page: offer the autofill again, then show what went wrong.
+      offerAutofill();
+      throw error;
     }
   });
   offerAutofill();
