@@ -120,6 +120,8 @@ export const manifestSchema = z.object({
   flag: flagSchema.optional(),
   /** A second factor (TOTP): it cannot be the only way to sign in. */
   secondFactorOnly: z.boolean().default(false),
+  /** Signs in accounts another module creates (passkeys are added to an account): never the only method. */
+  existingAccountsOnly: z.boolean().default(false),
   /**
    * Functions the app calls at account events, by event (see HOOKS). Each list is rendered into
    * src/modules/auth/account-hooks.ts in module order.
