@@ -21,11 +21,12 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - logout: (db, userId) => void, when the user logs out (end what the module started for the user's sign-ins);
  * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed;
  * - signInMethods: (db, userId) => boolean, whether the user can sign in this way (for unlinking the last one);
+ * - secondFactors: (db, userId) => string[], further second factors the user has (a passkey), listed in the mfa answer's methods;
  * - oauthProviders: the provider descriptions the shared OAuth module serves;
  * - expiredRows: (db, now) => { count }, deletes the module's rows that expired or were used up (tokens, challenges, sessions),
  *   at start-up and every few minutes (src/db/expired-rows.ts).
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'oauthProviders', 'expiredRows'] as const;
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows'] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
@@ -119,6 +120,8 @@ export const manifestSchema = z.object({
   flag: flagSchema.optional(),
   /** A second factor (TOTP): it cannot be the only way to sign in. */
   secondFactorOnly: z.boolean().default(false),
+  /** Signs in accounts another module creates (passkeys are added to an account): never the only method. */
+  existingAccountsOnly: z.boolean().default(false),
   /**
    * Functions the app calls at account events, by event (see HOOKS). Each list is rendered into
    * src/modules/auth/account-hooks.ts in module order.

@@ -82,9 +82,14 @@ export function resolveSelection(choices: Choices, registry: ModuleRegistry): Lo
     ...pick(registry, 'oauth', choices.oauth, choices.templateVersion),
     ...pick(registry, 'hosted', choices.hosted, choices.templateVersion),
   ];
-  if (requested.every((module) => module.manifest.secondFactorOnly)) {
+  if (requested.every((module) => module.manifest.secondFactorOnly || module.manifest.existingAccountsOnly)) {
+    const why = (only: LoadedModule[], what: string) => (only.length > 0 ? [`${only.map((module) => module.manifest.id).join(', ')} ${what}`] : []);
+    const reasons = [
+      ...why(requested.filter((module) => module.manifest.secondFactorOnly), 'is a second factor only'),
+      ...why(requested.filter((module) => module.manifest.existingAccountsOnly), 'only signs in accounts made another way'),
+    ];
     throw new UsageError(
-      `Choose at least one way to sign in: --auth jwt,magic-link, --oauth <providers> or --hosted <services>${requested.length > 0 ? ` (${requested.map((module) => module.manifest.id).join(', ')} is a second factor only)` : ''}.`,
+      `Choose at least one way to sign in: --auth jwt,magic-link, --oauth <providers> or --hosted <services>${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}.`,
     );
   }
   requested.push(...pickFeatures(registry, choices));

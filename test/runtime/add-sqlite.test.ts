@@ -7,6 +7,8 @@ import { exchange, signIn as oauthSignIn } from '../helpers/oauth-browser.js';
 import { TEST_APP_URL } from '../helpers/running-app.js';
 import { WORK_DIR } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/run-cli.js';
+import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
+import { openSqlite } from '../helpers/sqlite-file.js';
 import { diffSchemas, findDrift, openSchemaEngine } from '../helpers/schema-engine.js';
 import {
   add,
@@ -184,5 +186,44 @@ describe('add on a SQLite app made with --auth jwt --no-orgs, edited by its user
     const result = add(dir, ['magic-link', '--dry-run']);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('src/modules/auth/magic-link');
+  });
+
+  it('adds passkey: edits kept, one new migration, earlier users still sign in, and a passkey registers and signs in', async () => {
+    const migrationsBefore = migrationHashes(dir);
+    const result = add(dir, ['passkey']);
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(read('src/app.ts')).toContain("app.get('/api/hello'");
+    expect(read('src/app.ts')).toContain('createPasskeyRoutes(context)');
+    expect(read('README.md')).toContain("Our team's sign-in service.");
+    expect(read('README.md')).toContain('## Passkeys');
+    expect(read('src/config.ts')).toContain('Thrown at start-up');
+    expect(read('.env.example')).toMatch(/^WEBAUTHN_RP_ID=/m);
+    expect(JSON.parse(read('gatekit.json')).command).toContain('--auth jwt,passkey');
+    const after = migrationHashes(dir);
+    for (const [name, hash] of Object.entries(migrationsBefore)) expect(after[name], name).toBe(hash);
+    const added = Object.keys(after).filter((name) => !(name in migrationsBefore));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^\d{14}_add_passkey$/);
+    expect(await findDrift({ db: 'sqlite', url: databaseUrl(), schema: read('prisma/schema.prisma') })).toBe('');
+
+    inApp(dir, ['run', 'build']);
+    // Passkeys need a verified address; the early user's is marked verified here, as its mailed link would.
+    const db = openSqlite(databaseUrl());
+    db.prepare('UPDATE User SET emailVerified = 1 WHERE email = ?').run(early.email);
+    db.close();
+    await withApp(dir, { APP_URL: TEST_APP_URL }, async (app) => {
+      const token = await signIn(app, early.email);
+      const authenticator = new SoftAuthenticator(TEST_APP_URL);
+      const options = await call(app.url, '/api/auth/passkey/register/options', { method: 'POST', token });
+      expect(options.status, JSON.stringify(options.body)).toBe(200);
+      const registered = await call(app.url, '/api/auth/passkey/register/verify', { token, json: { response: authenticator.create(options.body).response } });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+      const signInOptions = await call(app.url, '/api/auth/passkey/login/options', { method: 'POST' });
+      const signedIn = await call(app.url, '/api/auth/passkey/login/verify', { json: { response: authenticator.get(signInOptions.body) } });
+      expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+      expect(signedIn.body.user.email).toBe(early.email);
+      expect((await call(app.url, '/api/auth/providers')).body.methods).toEqual(['password', 'passkey']);
+      expect((await call(app.url, '/api/hello')).body).toEqual({ hello: 'world' });
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,7 +67,8 @@ describe('module manifests', () => {
     for (const { manifest, dir } of loadBuiltinModules()) {
       for (const { import: file, prefix } of manifest.routers) {
         if (!prefix) continue;
-        const source = readFileSync(path.join(dir, 'files/src', file.replace(/\.js$/, '.ts')), 'utf8');
+        const template = path.join(dir, 'files/src', file.replace(/\.js$/, '.ts'));
+        const source = readFileSync(existsSync(template) ? template : `${template}.hbs`, 'utf8');
         for (const [, route] of source.matchAll(ROUTE_PATH)) {
           expect(route === prefix || route!.startsWith(`${prefix}/`), `${manifest.id}: ${route} is outside ${prefix}`).toBe(true);
           checked++;

@@ -104,6 +104,13 @@ describe('resolveSelection', () => {
     expect(ids({ auth: ['magic-link'], hosted: ['totp'], toggles: noFeatures })).toEqual(['base', 'magic-link', 'totp']);
   });
 
+  it('refuses passkeys alone, which sign in accounts that another method creates', () => {
+    expect(usageError(() => ids({ auth: ['passkey'] }))).toContain('passkey only signs in accounts made another way');
+    expect(usageError(() => ids({ auth: ['passkey'], hosted: ['totp'] }))).toContain('(totp is a second factor only; passkey only signs in accounts made another way)');
+    expect(ids({ auth: ['jwt', 'passkey'], toggles: noFeatures })).toEqual(['base', 'jwt', 'passkey']);
+    expect(ids({ auth: ['passkey'], hosted: ['clerk'], toggles: noFeatures })).toEqual(['base', 'passkey', 'identities', 'hosted', 'hosted-token', 'clerk']);
+  });
+
   it('brings the shared hosted machinery with a hosted service, which is a way to sign in on its own', () => {
     expect(ids({ auth: [], hosted: ['clerk'], toggles: noFeatures })).toEqual(['base', 'identities', 'hosted', 'hosted-token', 'clerk']);
     expect(ids({ auth: [], hosted: ['authjs', 'totp'], toggles: noFeatures })).toEqual(['base', 'identities', 'hosted', 'authjs', 'totp']);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context.js';
 import type { TwoFactorChallenge, User } from '../../../generated/prisma/client.js';
-import type { Db } from '../account-hooks.js';
+import { secondFactorChecks, type Db } from '../account-hooks.js';
 import type { LoginChallenge, PendingStep } from '../complete-login.js';
 import { hashToken, randomToken } from '../one-time-tokens.js';
 import type { SignIn } from '../sessions.js';
@@ -13,7 +13,8 @@ export const MAX_ATTEMPTS = 5;
  * Runs after every first factor (see complete-login.ts). A user with two-factor authentication on
  * gets an mfaToken instead of an access token. The mfaToken is an opaque random string, not a JWT,
  * so the guard can never accept it; only its hash is stored, with how the first factor signed in
- * and the work it deferred until the second one succeeds (a reset's new password).
+ * and the work it deferred until the second one succeeds (a reset's new password). Its methods
+ * are a code, a recovery code, and the other second factors the user has (a passkey).
  */
 export async function requireSecondFactor(ctx: AppContext, user: User, signIn: SignIn, pending?: PendingStep): Promise<LoginChallenge | undefined> {
   if (!user.twoFactorEnabled) return undefined;
@@ -31,7 +32,8 @@ export async function requireSecondFactor(ctx: AppContext, user: User, signIn: S
       },
     }),
   ]);
-  return { mfaRequired: true, mfaToken, methods: ['totp', 'recovery_code'] };
+  const others = await Promise.all(secondFactorChecks.map((check) => check(ctx.prisma, user.id)));
+  return { mfaRequired: true, mfaToken, methods: ['totp', 'recovery_code', ...others.flat()] };
 }
 
 /** The deferred work stored with a challenge, if any. */
