@@ -228,7 +228,7 @@ export function describeOrgsApp(setup: OrgsSetup): void {
     it('takes a role change into account on the very next request (the role is never in the token)', async () => {
       const t = await team();
       const [, payload] = t.accounts.admin.token.split('.');
-      expect(Object.keys(JSON.parse(Buffer.from(payload!, 'base64url').toString())).sort()).toEqual(['exp', 'iat', 'jti', 'sub']);
+      expect(Object.keys(JSON.parse(Buffer.from(payload!, 'base64url').toString())).sort()).toEqual(['auth_time', 'exp', 'iat', 'jti', 'sid', 'sub']);
       const update = () => api(`/api/organizations/${t.org.id}`, { method: 'PUT', json: { name: unique('Renamed') }, token: t.accounts.admin.token });
       expect((await update()).status).toBe(200);
       expect((await setRole(t.org.id, t.accounts.owner, t.ids.admin, 'member')).status).toBe(200);
