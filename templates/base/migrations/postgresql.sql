@@ -9,6 +9,8 @@ CREATE TABLE "User" (
     "image" TEXT,
     "emailVerified" BOOLEAN NOT NULL DEFAULT false,
     "twoFactorEnabled" BOOLEAN NOT NULL DEFAULT false,
+    "securityVersion" INTEGER NOT NULL DEFAULT 0,
+    "lastSignInAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,
 

@@ -6,6 +6,8 @@ CREATE TABLE "User" (
     "image" TEXT,
     "emailVerified" BOOLEAN NOT NULL DEFAULT false,
     "twoFactorEnabled" BOOLEAN NOT NULL DEFAULT false,
+    "securityVersion" INTEGER NOT NULL DEFAULT 0,
+    "lastSignInAt" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL
 );

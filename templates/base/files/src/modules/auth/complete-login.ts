@@ -58,8 +58,9 @@ export async function finishLogin(ctx: AppContext, user: User, signIn: SignIn, p
   if (!pending) return issueTokenResponse(ctx, user, signIn);
   const step = deferredSteps.find((candidate) => candidate.kind === pending.kind);
   if (!step) throw new Error(`No deferred step of kind '${pending.kind}'`);
-  await step.run(ctx, user, pending.data);
-  return issueTokenResponse(ctx, await ctx.prisma.user.findUniqueOrThrow({ where: { id: user.id } }), signIn);
+  // The step's own revocation (a reset's) raised the security version: the session starts from
+  // the user as the step left it, and only if nothing else revoked it since.
+  return issueTokenResponse(ctx, await step.run(ctx, user, pending.data), signIn);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
-import type { OneTimeToken } from '../../generated/prisma/client.js';
+import type { OneTimeToken, User } from '../../generated/prisma/client.js';
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -33,24 +33,33 @@ export async function createOneTimeToken(ctx: AppContext, input: NewOneTimeToken
   return token;
 }
 
+/** A used-up token, with the account it belongs to (by its user, else by its address) as it was before. */
+export type RedeemedToken = OneTimeToken & { user: User | null };
+
 /**
  * Marks the token used and returns it, or undefined when it is unknown, expired, already used,
  * for another purpose or (with `owner`) another user's. The conditional update makes it
  * single-use even under concurrent requests. `purpose` may be a prefix (`{ startsWith }`) for
  * tokens whose purpose also names something (the provider of an OAuth exchange code).
+ *
+ * The account is read before the token is used up, and a sign-in starts its session from that
+ * read: a revocation of the user before the token is used up voids the token, and one after it
+ * changes the security version the read holds (sessions.ts, startSession).
  */
 export async function consumeOneTimeToken(
   ctx: AppContext,
   purpose: string | { startsWith: string },
   token: string,
   owner: { userId?: string } = {},
-): Promise<OneTimeToken | undefined> {
-  const tokenHash = hashToken(token);
+): Promise<RedeemedToken | undefined> {
   const now = new Date();
-  const { count } = await ctx.prisma.oneTimeToken.updateMany({
-    where: { tokenHash, purpose, usedAt: null, expiresAt: { gt: now }, ...owner },
-    data: { usedAt: now },
+  const record = await ctx.prisma.oneTimeToken.findUnique({
+    where: { tokenHash: hashToken(token), purpose, usedAt: null, expiresAt: { gt: now }, ...owner },
+    include: { user: true },
   });
+  if (!record) return undefined;
+  const user = record.user ?? (record.email ? await ctx.prisma.user.findUnique({ where: { email: record.email } }) : null);
+  const { count } = await ctx.prisma.oneTimeToken.updateMany({ where: { id: record.id, usedAt: null }, data: { usedAt: now } });
   if (count !== 1) return undefined;
-  return (await ctx.prisma.oneTimeToken.findUnique({ where: { tokenHash } })) ?? undefined;
+  return { ...record, user };
 }

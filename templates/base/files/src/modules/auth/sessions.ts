@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { AppContext } from '../../context.js';
 import type { Session, User } from '../../generated/prisma/client.js';
-import { invalidToken } from '../../http/app-error.js';
+import { AppError, invalidToken } from '../../http/app-error.js';
 import { isMissingRecord } from '../../http/database-errors.js';
 import { logoutSteps } from './account-hooks.js';
 import { hashToken, randomToken } from './one-time-tokens.js';
@@ -20,6 +20,8 @@ export interface Client {
 export interface SignIn extends Client {
   /** password, magic_link, passkey, or the provider or service id. */
   method: string;
+  /** The second factor that completed the sign-in (totp, recovery_code, passkey), when one did. */
+  secondFactor?: string;
 }
 
 export function clientOf(req: Request): Client {
@@ -50,24 +52,49 @@ function nextExpiry(ctx: AppContext, now: Date, maxExpiresAt: Date): Date {
   return idle < maxExpiresAt ? idle : maxExpiresAt;
 }
 
-/** Starts a session for a completed sign-in, with its first refresh token. */
+/**
+ * What a sign-in answers when a revocation of its user happened while it ran: what it would have
+ * answered after that revocation. A password or a passkey then no longer signs in (its challenge or
+ * the password itself is gone), and a mailed link, a code or an mfa token was voided with it.
+ */
+function overtakenByRevocation(signIn: SignIn): AppError {
+  if (!signIn.secondFactor && (signIn.method === 'password' || signIn.method === 'passkey')) {
+    return new AppError(401, 'INVALID_CREDENTIALS', 'The sign-in could not be completed: this account was signed out everywhere meanwhile. Sign in again.');
+  }
+  return invalidToken('The sign-in could not be completed: this account was signed out everywhere meanwhile. Sign in again.');
+}
+
+/**
+ * Starts a session for a completed sign-in, with its first refresh token.
+ *
+ * `user` is the account as the sign-in's first factor read it. The session starts only while the
+ * user's securityVersion is still that one: a password change, logout-all or take-over that
+ * happened while the sign-in ran (a bcrypt check takes a quarter of a second) raised it, and the
+ * sign-in is refused. The conditional update and the new session are one transaction: on
+ * PostgreSQL the update locks the user's row, so a revocation either waits for the session to
+ * exist and then ends it, or comes first and this update matches nothing.
+ */
 export async function startSession(ctx: AppContext, user: User, signIn: SignIn): Promise<{ session: Session } & IssuedRefreshToken> {
   const now = new Date();
   const maxExpiresAt = new Date(now.getTime() + ctx.config.SESSION_MAX_DAYS * DAY_MS);
   const expiresAt = nextExpiry(ctx, now, maxExpiresAt);
   const refresh = newRefreshToken(expiresAt);
-  const session = await ctx.prisma.session.create({
-    data: {
-      userId: user.id,
-      method: signIn.method,
-      userAgent: signIn.userAgent,
-      ip: signIn.ip,
-      createdAt: now,
-      lastUsedAt: now,
-      expiresAt,
-      maxExpiresAt,
-      refreshTokens: { create: refresh.row },
-    },
+  const session = await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.user.updateMany({ where: { id: user.id, securityVersion: user.securityVersion }, data: { lastSignInAt: now } });
+    if (count !== 1) throw overtakenByRevocation(signIn);
+    return tx.session.create({
+      data: {
+        userId: user.id,
+        method: signIn.method,
+        userAgent: signIn.userAgent,
+        ip: signIn.ip,
+        createdAt: now,
+        lastUsedAt: now,
+        expiresAt,
+        maxExpiresAt,
+        refreshTokens: { create: refresh.row },
+      },
+    });
   });
   return { session, ...refresh.issued };
 }

@@ -5,11 +5,14 @@ import { revokeAllTokens } from '../revocation.js';
 
 export const PASSWORD_RESET_STEP = 'password_reset';
 
-/** Stores a new password hash and revokes every earlier token and one-time link of the user. */
-export async function setPasswordHash(ctx: AppContext, user: User, passwordHash: string): Promise<void> {
-  await ctx.prisma.$transaction(async (tx) => {
+/**
+ * Stores a new password hash and revokes every earlier token and one-time link of the user;
+ * returns the user as the revocation left it.
+ */
+export function setPasswordHash(ctx: AppContext, user: User, passwordHash: string): Promise<User> {
+  return ctx.prisma.$transaction(async (tx) => {
     await tx.passwordCredential.upsert({ where: { userId: user.id }, create: { userId: user.id, passwordHash }, update: { passwordHash } });
-    await revokeAllTokens(tx, user);
+    return revokeAllTokens(tx, user);
   });
 }
 

@@ -64,8 +64,8 @@ export async function changePassword(
     ? await verifyPassword(input.currentPassword, credential.passwordHash)
     : await verifyAgainstDummy(input.currentPassword, ctx.config.BCRYPT_COST);
   if (!valid) throw invalidCredentials();
-  await setPasswordHash(ctx, user, await hashPassword(input.newPassword, ctx.config.BCRYPT_COST));
-  return issueTokenResponse(ctx, user, signIn);
+  // The new session starts from the user as the change left it (it raised the security version).
+  return issueTokenResponse(ctx, await setPasswordHash(ctx, user, await hashPassword(input.newPassword, ctx.config.BCRYPT_COST)), signIn);
 }
 
 /** Mails a reset link when the account exists. Runs after the answer, which is the same either way. */
@@ -89,8 +89,7 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
 export async function resetPassword(ctx: AppContext, input: { token: string; password: string }, signIn: SignIn): Promise<LoginResult> {
   // Hashed first: if hashing is busy (503), the link still works for a retry.
   const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
-  const record = await consumeOneTimeToken(ctx, RESET_PURPOSE, input.token);
-  const owner = record?.userId ? await ctx.prisma.user.findUnique({ where: { id: record.userId } }) : null;
+  const owner = (await consumeOneTimeToken(ctx, RESET_PURPOSE, input.token))?.user;
   if (!owner) throw invalidToken('The reset link is invalid, expired or already used.');
   const user = await proveMailbox(ctx, owner);
   return completeLogin(ctx, user, signIn, { kind: PASSWORD_RESET_STEP, data: passwordHash });

@@ -29,11 +29,11 @@ export async function sendMagicLink(ctx: AppContext, email: string): Promise<voi
 }
 
 /**
- * The account the link was sent to, created on first sign-in. The link proves the mailbox, so an
- * account whose email was not verified yet is taken over by the prover (see mailbox-proof.ts).
+ * The account the link was sent to (as read before the link was used up), created on first
+ * sign-in. The link proves the mailbox, so an account whose email was not verified yet is taken
+ * over by the prover (see mailbox-proof.ts).
  */
-async function userForLink(ctx: AppContext, email: string): Promise<User | undefined> {
-  const existing = await ctx.prisma.user.findUnique({ where: { email } });
+async function userForLink(ctx: AppContext, email: string, existing: User | null): Promise<User | undefined> {
   if (existing) return proveMailbox(ctx, existing);
   if (!ctx.config.MAGIC_LINK_SIGNUP) return undefined;
   try {
@@ -48,7 +48,7 @@ async function userForLink(ctx: AppContext, email: string): Promise<User | undef
 /** Consumes the link's token (once, even under concurrent requests) and signs the user in. */
 export async function verifyMagicLink(ctx: AppContext, token: string, signIn: SignIn): Promise<LoginResult> {
   const record = await consumeOneTimeToken(ctx, PURPOSE, token);
-  const user = record?.email ? await userForLink(ctx, record.email) : undefined;
+  const user = record?.email ? await userForLink(ctx, record.email, record.user) : undefined;
   if (!user) throw invalidToken('The sign-in link is invalid, expired or already used.');
   return completeLogin(ctx, user, signIn);
 }

@@ -155,7 +155,7 @@ export function createOAuthRoutes(ctx: AppContext): Router {
     if (cookie) clearOAuthCookie(res, ctx.config, EXCHANGE_COOKIE);
     const binding = await exchangeBinding(body.codeVerifier, cookie);
     const redeemed = binding ? await redeemExchangeCode(ctx, body.code, binding) : undefined;
-    let user = redeemed ? await ctx.prisma.user.findUnique({ where: { id: redeemed.userId } }) : null;
+    let user = redeemed?.user ?? null;
     if (user && redeemed?.pendingLink) user = await attachPendingLink(ctx, user, redeemed.pendingLink);
     if (!user || !redeemed) throw invalidToken('The sign-in code is invalid, expired, already used or not for this browser.');
     sendLoginResult(req, res, ctx.config, await completeLogin(ctx, user, signInFrom(req, redeemed.provider)));

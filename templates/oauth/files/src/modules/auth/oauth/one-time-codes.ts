@@ -1,4 +1,5 @@
 import type { AppContext } from '../../../context.js';
+import type { User } from '../../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
 import type { ProviderProfile } from '../identities/provider-profile.js';
 import { consumeOneTimeToken, createOneTimeToken, hashToken, randomToken } from '../one-time-tokens.js';
@@ -46,7 +47,8 @@ export async function createExchangeCode(ctx: AppContext, userId: string, provid
 }
 
 export interface RedeemedCode {
-  userId: string;
+  /** The user, as read before the code was used up: the exchange's session starts from this read. */
+  user: User;
   /** The provider the user signed in with. */
   provider: string;
   pendingLink?: PendingLink;
@@ -55,8 +57,8 @@ export interface RedeemedCode {
 /** The user an exchange code was issued for (and the identity to link, if any), once, and only with its binding. */
 export async function redeemExchangeCode(ctx: AppContext, code: string, binding: Binding): Promise<RedeemedCode | undefined> {
   const record = await consumeOneTimeToken(ctx, { startsWith: `${EXCHANGE.purpose}:` }, boundKey(code, binding));
-  if (!record?.userId) return undefined;
-  const redeemed = { userId: record.userId, provider: record.purpose.slice(EXCHANGE.purpose.length + 1) };
+  if (!record?.user) return undefined;
+  const redeemed = { user: record.user, provider: record.purpose.slice(EXCHANGE.purpose.length + 1) };
   // A sign-in's code is base64url; only a sealed link (a JWE) has dots.
   if (!code.includes('.')) return redeemed;
   const sealed = await unseal(ctx.config, PENDING_LINK, code);

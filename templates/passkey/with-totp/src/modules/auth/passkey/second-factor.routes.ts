@@ -47,7 +47,7 @@ export function createPasskeySecondFactorRoutes(ctx: AppContext, rp: RelyingPart
       req,
       res,
       ctx.config,
-      await finishLogin(ctx, user, { ...clientOf(req), method: challenge.method }, pendingStepOf(challenge)),
+      await finishLogin(ctx, user, { ...clientOf(req), method: challenge.method, secondFactor: 'passkey' }, pendingStepOf(challenge)),
     );
   });
 

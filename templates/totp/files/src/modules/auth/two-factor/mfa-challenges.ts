@@ -41,9 +41,12 @@ export function pendingStepOf(challenge: TwoFactorChallenge): PendingStep | unde
   return challenge.pendingStep ? (JSON.parse(challenge.pendingStep) as PendingStep) : undefined;
 }
 
-/** The user an mfaToken belongs to, while it is still usable; it counts no attempt. */
+/** The user an mfaToken belongs to, while it is still usable (unused, unexpired, attempts left); it counts no attempt. */
 export async function challengeOwner(ctx: AppContext, mfaToken: string): Promise<string | undefined> {
-  const challenge = await ctx.prisma.twoFactorChallenge.findUnique({ where: { tokenHash: hashToken(mfaToken) }, select: { userId: true } });
+  const challenge = await ctx.prisma.twoFactorChallenge.findUnique({
+    where: { tokenHash: hashToken(mfaToken), usedAt: null, expiresAt: { gt: new Date() }, attempts: { lt: MAX_ATTEMPTS } },
+    select: { userId: true },
+  });
   return challenge?.userId;
 }
 

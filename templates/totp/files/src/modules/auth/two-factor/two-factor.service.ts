@@ -102,7 +102,8 @@ export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: 
   const secret = user.twoFactorSecret;
   await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
   if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-  return finishLogin(ctx, user, { ...client, method: challenge.method }, pendingStepOf(challenge));
+  const secondFactor = input.recoveryCode === undefined ? 'totp' : 'recovery_code';
+  return finishLogin(ctx, user, { ...client, method: challenge.method, secondFactor }, pendingStepOf(challenge));
 }
 
 /**
