@@ -23,12 +23,12 @@ async function expectRefused(response: Response) {
 
 const me = (token: string) => app.request('/api/auth/me', { token });
 
-/** The refresh cookie a response sets: its value and attributes. */
-function refreshCookie(response: Response): { value: string; attributes: string[] } | undefined {
-  const header = response.headers.getSetCookie().find((cookie) => cookie.startsWith('gatekit_refresh='));
+/** The refresh cookie a response sets (`name` is __Host-gatekit_refresh over https): its value and attributes. */
+function refreshCookie(response: Response, name = 'gatekit_refresh'): { value: string; attributes: string[] } | undefined {
+  const header = response.headers.getSetCookie().find((cookie) => cookie.startsWith(`${name}=`));
   if (!header) return undefined;
   const [pair, ...attributes] = header.split(';').map((part) => part.trim());
-  return { value: pair!.slice('gatekit_refresh='.length), attributes };
+  return { value: pair!.slice(name.length + 1), attributes };
 }
 
 describe('POST /api/auth/refresh', () => {
@@ -187,14 +187,42 @@ describe('the cookie transport', () => {
     expect((await me((await second.json()).token)).status).toBe(200);
   });
 
-  it('is Secure when API_URL is https', async () => {
+  it('over https is __Host-gatekit_refresh, Secure, on Path=/, so a neighbouring subdomain cannot plant one', async () => {
     const secure = await startTestApp({ API_URL: 'https://api.example.test' });
     try {
       const { refreshToken } = await createUserWithToken(secure);
       const response = await secure.request('/api/auth/refresh', { method: 'POST', json: { refreshToken }, headers: COOKIE });
-      expect(refreshCookie(response)!.attributes).toContain('Secure');
+      expect(refreshCookie(response)).toBeUndefined();
+      const cookie = refreshCookie(response, '__Host-gatekit_refresh')!;
+      expect(cookie.attributes).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Strict', 'Path=/']));
+      expect(cookie.attributes.some((attribute) => attribute.startsWith('Domain='))).toBe(false);
+      // The unprefixed name, which any subdomain can set, is not read over https.
+      const planted = await secure.request('/api/auth/refresh', { method: 'POST', headers: { ...COOKIE, cookie: `gatekit_refresh=${cookie.value}` } });
+      await expectRefused(planted);
+      const own = await secure.request('/api/auth/refresh', { method: 'POST', headers: { ...COOKIE, cookie: `__Host-gatekit_refresh=${cookie.value}` } });
+      expect(own.status).toBe(200);
+      const logout = await secure.request('/api/auth/logout', { method: 'POST', token: (await own.json()).token, headers: COOKIE });
+      expect(refreshCookie(logout, '__Host-gatekit_refresh')!.attributes).toEqual(expect.arrayContaining(['Path=/', 'Secure']));
     } finally {
       await secure.close();
+    }
+  });
+
+  // Before 4.1: with two cookies the server took the first, so a cookie planted by a sibling
+  // subdomain for a longer path (sent first) pinned the victim's pages to the attacker's session.
+  it('refuses a refresh that carries two refresh cookies, in either order, and rotates neither', async () => {
+    const victim = await createUserWithToken(app);
+    const attacker = await createUserWithToken(app);
+    const victimCookie = refreshCookie(await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: victim.refreshToken }, headers: COOKIE }))!.value;
+    const attackerCookie = refreshCookie(await app.request('/api/auth/refresh', { method: 'POST', json: { refreshToken: attacker.refreshToken }, headers: COOKIE }))!.value;
+    for (const cookie of [`gatekit_refresh=${attackerCookie}; gatekit_refresh=${victimCookie}`, `gatekit_refresh=${victimCookie}; gatekit_refresh=${attackerCookie}`]) {
+      const response = await app.request('/api/auth/refresh', { method: 'POST', headers: { ...COOKIE, cookie } });
+      await expectRefused(response);
+      expect(refreshCookie(response)).toBeUndefined();
+    }
+    // Neither was used up: each still refreshes on its own.
+    for (const value of [victimCookie, attackerCookie]) {
+      expect((await app.request('/api/auth/refresh', { method: 'POST', headers: { ...COOKIE, cookie: `gatekit_refresh=${value}` } })).status).toBe(200);
     }
   });
 

@@ -42,7 +42,7 @@ export function createSessionRoutes(ctx: AppContext): Router {
 
   // The cookie counts only with the transport header: a cross-site form cannot send one.
   router.post('/api/auth/refresh', ctx.rateLimit('refresh'), async (req, res) => {
-    const presented = validate(refreshBody, req.body).refreshToken ?? (wantsCookieTransport(req) ? readRefreshCookie(req) : undefined);
+    const presented = validate(refreshBody, req.body).refreshToken ?? (wantsCookieTransport(req) ? readRefreshCookie(req, ctx.config) : undefined);
     if (!presented) throw noRefreshToken();
     const { session, user, ...refresh } = await rotateRefreshToken(ctx, presented);
     sendLoginResult(req, res, ctx.config, tokenResponse(ctx, session, user, refresh));
