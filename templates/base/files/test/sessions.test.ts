@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '../src/modules/auth/access-tokens.js';
 import { issueTokenResponse } from '../src/modules/auth/complete-login.js';
+import { hashToken } from '../src/modules/auth/one-time-tokens.js';
 import { createUserWithToken, startTestApp, testSignIn, type TestApp } from './helpers/test-app.js';
 
 let app: TestApp;
@@ -147,6 +148,65 @@ describe('POST /api/auth/refresh', () => {
     } finally {
       await short.close();
     }
+  });
+});
+
+describe('a malformed refresh request', () => {
+  it('a refresh token of 4,000 characters is refused with a message about its length, not its type', async () => {
+    const response = await refresh(app, 'x'.repeat(4000));
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(JSON.stringify(error)).toMatch(/too long/);
+    expect(JSON.stringify(error)).not.toMatch(/must be a string/);
+  });
+});
+
+describe('the refresh budget (RATE_LIMIT_MAX per window)', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_SECONDS: '60' });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  // Before 4.1 every refresh counted toward the client address: ten browsers behind one office
+  // address, or one stranger on it sending junk, used the budget up and everyone's sessions lapsed.
+  it('counts successful refreshes per session: many sessions behind one address all keep refreshing', async () => {
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => createUserWithToken(limited)));
+    for (let round = 0; round < 2; round++) {
+      for (const session of sessions) {
+        const response = await refresh(limited, session.refreshToken);
+        expect(response.status).toBe(200);
+        session.refreshToken = (await response.json()).refreshToken;
+      }
+    }
+  });
+
+  it('one session past its budget gets 429 with Retry-After, and its token is not used up', async () => {
+    let { refreshToken } = await createUserWithToken(limited);
+    for (let i = 0; i < 3; i++) {
+      const response = await refresh(limited, refreshToken);
+      expect(response.status).toBe(200);
+      refreshToken = (await response.json()).refreshToken;
+    }
+    const refused = await refresh(limited, refreshToken);
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const stored = await limited.context.prisma.refreshToken.findUniqueOrThrow({ where: { tokenHash: hashToken(refreshToken) } });
+    expect(stored.rotatedAt).toBeNull();
+  });
+
+  it('counts refused refreshes per address: past the budget they get 429, while live sessions from that address still refresh', async () => {
+    const live = await createUserWithToken(limited);
+    const junk = () => refresh(limited, `not-a-refresh-token-${Math.random()}`);
+    for (let i = 0; i < 3; i++) expect((await junk()).status).toBe(401);
+    const limitedJunk = await junk();
+    expect(limitedJunk.status).toBe(429);
+    expect(Number(limitedJunk.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await refresh(limited, live.refreshToken)).status).toBe(200);
   });
 });
 

@@ -11,6 +11,12 @@ export type RateLimitFactory = (name: string) => RequestHandler;
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
 
+/** 429 RATE_LIMITED with Retry-After: the seconds until `resetAt` (ms since the epoch), at least 1. */
+export function rateLimited(resetAt: number, message = 'Too many requests.'): AppError {
+  const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+  return new AppError(429, 'RATE_LIMITED', `${message} Try again in ${retryAfter} seconds.`, undefined, { 'Retry-After': String(retryAfter) });
+}
+
 /**
  * Per-IP limits on the routes that accept credentials or send mail. Counters live in memory,
  * or in Redis when REDIS_URL is set so that every instance shares them.
@@ -37,14 +43,8 @@ export function createRateLimits(config: Config, client: RedisClient | undefined
         : undefined,
       validate: { trustProxy: false },
       handler: (req, _res, next) => {
-        const { resetTime: reset } = (req as typeof req & { rateLimit?: RateLimitInfo }).rateLimit ?? {};
-        const resetTime = reset?.getTime() ?? Date.now() + config.RATE_LIMIT_WINDOW_SECONDS * 1000;
-        const retryAfter = Math.max(1, Math.ceil((resetTime - Date.now()) / 1000));
-        next(
-          new AppError(429, 'RATE_LIMITED', `Too many requests. Try again in ${retryAfter} seconds.`, undefined, {
-            'Retry-After': String(retryAfter),
-          }),
-        );
+        const { resetTime } = (req as typeof req & { rateLimit?: RateLimitInfo }).rateLimit ?? {};
+        next(rateLimited(resetTime?.getTime() ?? Date.now() + config.RATE_LIMIT_WINDOW_SECONDS * 1000));
       },
     });
 }

@@ -10,9 +10,17 @@ import { listProviders } from './providers.js';
 import { toPublicUser } from './public-user.js';
 import { clearRefreshCookie, readRefreshCookie, sendLoginResult, wantsCookieTransport } from './refresh-transport.js';
 import { revokeAllTokens } from './revocation.js';
+import { admitSessionRefresh, countingRefusedRefreshes } from './refresh-budget.js';
 import { endOtherSessions, endSession, liveSessions, rotateRefreshToken } from './sessions.js';
 
-const refreshBody = z.object({ refreshToken: z.string({ error: 'refreshToken must be a string' }).trim().min(1).max(512).optional() });
+const refreshBody = z.object({
+  refreshToken: z
+    .string({ error: 'refreshToken must be a string' })
+    .trim()
+    .min(1, 'refreshToken is empty')
+    .max(512, 'refreshToken is too long to be a refresh token (they have 43 characters)')
+    .optional(),
+});
 
 const noRefreshToken = () =>
   invalidToken('No refresh token: send { "refreshToken" }, or the refresh cookie with the header Refresh-Token-Transport: cookie.');
@@ -41,10 +49,13 @@ export function createSessionRoutes(ctx: AppContext): Router {
   });
 
   // The cookie counts only with the transport header: a cross-site form cannot send one.
-  router.post('/api/auth/refresh', ctx.rateLimit('refresh'), async (req, res) => {
-    const presented = validate(refreshBody, req.body).refreshToken ?? (wantsCookieTransport(req) ? readRefreshCookie(req, ctx.config) : undefined);
-    if (!presented) throw noRefreshToken();
-    const { session, user, ...refresh } = await rotateRefreshToken(ctx, presented);
+  // Limited per session when it succeeds and per client address when refused (refresh-budget.ts).
+  router.post('/api/auth/refresh', async (req, res) => {
+    const { session, user, ...refresh } = await countingRefusedRefreshes(ctx, req, () => {
+      const presented = validate(refreshBody, req.body).refreshToken ?? (wantsCookieTransport(req) ? readRefreshCookie(req, ctx.config) : undefined);
+      if (!presented) throw noRefreshToken();
+      return rotateRefreshToken(ctx, presented, (sessionId) => admitSessionRefresh(ctx, sessionId));
+    });
     sendLoginResult(req, res, ctx.config, tokenResponse(ctx, session, user, refresh));
   });
 

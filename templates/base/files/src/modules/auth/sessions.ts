@@ -102,14 +102,19 @@ export async function startSession(ctx: AppContext, user: User, signIn: SignIn):
 const refreshRefused = () => invalidToken('The refresh token is invalid, expired, already used or revoked. Sign in again.');
 
 /**
- * Uses a refresh token up and issues the session's next one. Using it up is a conditional update
+ * Uses a refresh token up and issues the session's next one; `admit` may refuse the session's
+ * refresh before anything changes (its rate limit). Using it up is a conditional update
  * of a token not yet used: of any number of concurrent refreshes with one token exactly one wins.
  *
  * A token used up more than REFRESH_REUSE_GRACE_SECONDS ago that comes back was copied: whoever
  * holds it is not the client that refreshed, so the whole session ends. Within the grace it is
  * most likely the same client refreshing twice at once (two tabs), which gets a plain 401.
  */
-export async function rotateRefreshToken(ctx: AppContext, presented: string): Promise<{ session: Session; user: User } & IssuedRefreshToken> {
+export async function rotateRefreshToken(
+  ctx: AppContext,
+  presented: string,
+  admit: (sessionId: string) => Promise<void> = async () => {},
+): Promise<{ session: Session; user: User } & IssuedRefreshToken> {
   const now = new Date();
   const record = await ctx.prisma.refreshToken.findUnique({ where: { tokenHash: hashToken(presented) }, include: { session: { include: { user: true } } } });
   if (!record || record.expiresAt <= now || record.session.expiresAt <= now) throw refreshRefused();
@@ -120,6 +125,8 @@ export async function rotateRefreshToken(ctx: AppContext, presented: string): Pr
     }
     throw refreshRefused();
   }
+  // The session's refresh budget is counted before anything is used up (refresh-budget.ts).
+  await admit(record.sessionId);
   const { count } = await ctx.prisma.refreshToken.updateMany({ where: { id: record.id, rotatedAt: null }, data: { rotatedAt: now } });
   if (count !== 1) throw refreshRefused();
   const expiresAt = nextExpiry(ctx, now, record.session.maxExpiresAt);

@@ -3,7 +3,7 @@ import { displayName } from '../display-name.js';
 import { emailAddress } from '../email-address.js';
 import { enteredPassword, newPassword } from './password-policy.js';
 
-const token = z.string({ error: 'token is required' }).trim().min(1, 'token is required').max(512);
+const token = z.string({ error: 'token is required' }).trim().min(1, 'token is required').max(512, 'token is too long');
 
 export const registerBody = z.object({
   email: emailAddress,

@@ -4,5 +4,5 @@ import { emailAddress } from '../email-address.js';
 export const sendMagicLinkBody = z.object({ email: emailAddress });
 
 export const verifyMagicLinkBody = z.object({
-  token: z.string({ error: 'token is required' }).trim().min(1, 'token is required').max(512),
+  token: z.string({ error: 'token is required' }).trim().min(1, 'token is required').max(512, 'token is too long'),
 });

@@ -28,7 +28,7 @@ const codeChallenge = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'code_challenge mu
 const codeVerifier = z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/, 'codeVerifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
 
 // A link's code carries its sealed identity, so it is longer than a sign-in's.
-const exchangeBody = z.object({ code: z.string({ error: 'code is required' }).trim().min(1, 'code is required').max(2048), codeVerifier: codeVerifier.optional() });
+const exchangeBody = z.object({ code: z.string({ error: 'code is required' }).trim().min(1, 'code is required').max(2048, 'code is too long'), codeVerifier: codeVerifier.optional() });
 const linkBody = z.object({ returnTo: z.string().optional(), codeChallenge: codeChallenge.optional() });
 const startQuery = z.object({ code_challenge: codeChallenge.optional() });
 

@@ -45,7 +45,7 @@ const name = z
   .max(64, 'name is at most 64 characters')
   .refine((value) => !/[\p{Cc}]/u.test(value), 'name must be one line of text');
 
-const mfaToken = z.string({ error: 'mfaToken is required' }).trim().min(1, 'mfaToken is required').max(512);
+const mfaToken = z.string({ error: 'mfaToken is required' }).trim().min(1, 'mfaToken is required').max(512, 'mfaToken is too long');
 
 export const registerBody = z.object({
   response: registrationResponse.transform((value) => value as RegistrationResponseJSON),

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../http/app-error.js';
+import { rateLimited } from '../../../http/rate-limit.js';
 import { sendMail } from '../../../mail/outgoing-mail.js';
 
 /**
@@ -19,11 +20,7 @@ const lockKey = (userId: string) => `2fa-lock:${userId}`;
 /** 429 while the account's code checks are locked, right code or not. */
 export async function assertNotLocked(ctx: AppContext, userId: string): Promise<void> {
   const lock = await ctx.counters.peek(lockKey(userId));
-  if (!lock) return;
-  const retryAfter = Math.max(1, Math.ceil((lock.resetAt - Date.now()) / 1000));
-  throw new AppError(429, 'RATE_LIMITED', `Too many wrong codes for this account. Try again in ${retryAfter} seconds.`, undefined, {
-    'Retry-After': String(retryAfter),
-  });
+  if (lock) throw rateLimited(lock.resetAt, 'Too many wrong codes for this account.');
 }
 
 /** Counts a wrong code; the 10th locks the account's code checks and mails its owner. */

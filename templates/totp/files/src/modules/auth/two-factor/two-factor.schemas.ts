@@ -6,9 +6,9 @@ const code = z
   .transform((value) => value.replace(/\s/g, ''))
   .pipe(z.string().regex(/^\d{6}$/, 'code must be the 6 digits shown by the authenticator app'));
 
-const recoveryCode = z.string({ error: 'recoveryCode must be a string' }).trim().min(1, 'recoveryCode is required').max(64);
+const recoveryCode = z.string({ error: 'recoveryCode must be a string' }).trim().min(1, 'recoveryCode is required').max(64, 'recoveryCode is too long');
 
-const mfaToken = z.string({ error: 'mfaToken is required' }).trim().min(1, 'mfaToken is required').max(512);
+const mfaToken = z.string({ error: 'mfaToken is required' }).trim().min(1, 'mfaToken is required').max(512, 'mfaToken is too long');
 
 const exactlyOne = (body: { code?: string; recoveryCode?: string }) => (body.code === undefined) !== (body.recoveryCode === undefined);
 const exactlyOneMessage = { message: 'send either code or recoveryCode', path: ['code'] };
