@@ -263,7 +263,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect((await call(running.app.url, '/api/auth/refresh', { method: 'POST', headers: { ...transport, cookie: next } })).status).toBe(401);
     });
 
-    it('limits refreshes per client IP like the other sign-in routes', async () => {
+    it('limits refused refreshes per client IP like the other sign-in routes', async () => {
       await expectRateLimit(running, setup.fixture(), {
         max: 3,
         allowedStatus: 401,
@@ -271,7 +271,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       });
     });
 
-    it('with REDIS_URL, two instances share one refresh budget', async () => {
+    it("with REDIS_URL, two instances share one session's refresh budget", async () => {
       expect(await redisCommand(setup.redisDb, 'FLUSHDB')).toBe('+OK');
       const shared = { ...running.env(), RATE_LIMIT_MAX: '3', REDIS_URL: `redis://${REDIS_HOST}:${REDIS_PORT}/${setup.redisDb}` };
       const first = await startAppProcess(setup.fixture().dir, shared);
@@ -279,7 +279,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       try {
         const { body } = await register();
         const statuses = [];
-        // A real refresh token: the budget counts every refresh, good or bad.
+        // A live session's refreshes count toward its own budget, on whichever instance.
         let refreshToken = body.refreshToken;
         for (const instance of [first, second, first, second]) {
           const reply = await call(instance.url, '/api/auth/refresh', { json: { refreshToken } });

@@ -442,7 +442,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     }
   }, 60_000);
 
-  it('share refresh rate limits: the limit counts refreshes to both', async () => {
+  it("share a session's refresh budget: the limit counts its refreshes to both", async () => {
     const limitedEnv = { REDIS_URL: redis.url, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_SECONDS: '60' };
     const [first, second] = await Promise.all([startApp(limitedEnv), startApp(limitedEnv)]);
     try {
