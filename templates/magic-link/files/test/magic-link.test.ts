@@ -165,7 +165,8 @@ describe('sending', () => {
       expect(response.status).toBe(400);
       expect((await response.json()).error.code).toBe('VALIDATION_ERROR');
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A mail goes out up to 1 s after the answer (sendMailShortly): wait past that.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     // Only these addresses count: an earlier test's mail, sent after its answer, may still arrive.
     const mailedTo = app.mails.slice(before).map((mail) => mail.to);
     expect(mailedTo.filter((to) => ['a@example.com', 'b@example.com', 'not-an-address'].some((bad) => to.includes(bad)))).toEqual([]);
@@ -185,7 +186,8 @@ describe('with MAGIC_LINK_SIGNUP=false', () => {
     const response = await closed.request('/api/auth/magic-link/send', { method: 'POST', json: { email: uniqueEmail() } });
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ ok: true });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A mail goes out up to 1 s after the answer (sendMailShortly): wait past that.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(closed.mails).toHaveLength(0);
   });
 

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { MailMessage } from './mailer.js';
 
@@ -33,4 +34,16 @@ export async function sendMail(ctx: AppContext, kind: MailKind, message: MailMes
     ctx.logger.error({ err: error, mail: { kind, subject: message.subject } }, 'sending mail failed');
     return false;
   }
+}
+
+/**
+ * Sends the mail at a random moment 0.25 to 1 s from now instead of at once, for the mails that go
+ * out only when an account exists (a reset link). Sending takes an SMTP conversation's worth of
+ * work; done at once it would slow the requests that arrive right after the answer, and their
+ * timing would tell that the address has an account.
+ */
+export function sendMailShortly(ctx: AppContext, kind: MailKind, message: MailMessage): void {
+  setTimeout(() => {
+    sendMail(ctx, kind, message).catch((error: unknown) => ctx.logger.error({ err: error, mail: { kind } }, 'sending mail failed'));
+  }, 250 + randomInt(750));
 }

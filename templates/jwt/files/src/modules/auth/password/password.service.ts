@@ -2,7 +2,7 @@ import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { AppError, invalidToken } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
-import { sendMail } from '../../../mail/outgoing-mail.js';
+import { sendMail, sendMailShortly } from '../../../mail/outgoing-mail.js';
 import { completeLogin, issueTokenResponse, type LoginResult, type TokenResponse } from '../complete-login.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import type { SignIn } from '../sessions.js';
@@ -68,13 +68,18 @@ export async function changePassword(
   return issueTokenResponse(ctx, await setPasswordHash(ctx, user, await hashPassword(input.newPassword, ctx.config.BCRYPT_COST)), signIn);
 }
 
-/** Mails a reset link when the account exists. Runs after the answer, which is the same either way. */
+/**
+ * Mails a reset link when the account exists. Runs after the answer, which is the same either way,
+ * and does the same work either way, so a request sent right after cannot tell the two apart: an
+ * unknown address stores a token too (it names no account, so it resets nothing and expires
+ * unused), and the mail itself goes out a moment later (sendMailShortly).
+ */
 export async function requestPasswordReset(ctx: AppContext, email: string): Promise<void> {
   const user = await ctx.prisma.user.findUnique({ where: { email } });
+  const token = await createOneTimeToken(ctx, { purpose: RESET_PURPOSE, userId: user?.id, ttlSeconds: RESET_TTL_SECONDS });
   if (!user) return;
-  const token = await createOneTimeToken(ctx, { purpose: RESET_PURPOSE, userId: user.id, ttlSeconds: RESET_TTL_SECONDS });
   const link = `${ctx.config.APP_URL}/reset-password?token=${token}`;
-  await sendMail(ctx, 'password-reset', {
+  sendMailShortly(ctx, 'password-reset', {
     to: user.email,
     subject: 'Reset your password',
     text: `Someone asked to reset the password of your account.\n\nTo choose a new password, open this link within 30 minutes:\n\n${link}\n\nIf it was not you, ignore this mail; your password stays as it is.\n`,

@@ -2,7 +2,7 @@ import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { invalidToken } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
-import { sendMail } from '../../../mail/outgoing-mail.js';
+import { sendMailShortly } from '../../../mail/outgoing-mail.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
 import type { SignIn } from '../sessions.js';
 import { proveMailbox } from '../mailbox-proof.js';
@@ -12,16 +12,20 @@ const PURPOSE = 'magic_link';
 
 /**
  * Mails a sign-in link when the address may sign in: an existing account, or any address while
- * sign-up by link is on. Runs after the answer, which is the same either way.
+ * sign-up by link is on. Runs after the answer, which is the same either way, and does the same
+ * work either way, so a request sent right after cannot tell the two apart: an address that may
+ * not sign in stores a token too (naming nobody, so it signs nobody in) and gets no mail, and the
+ * mail itself goes out a moment later (sendMailShortly).
  */
 export async function sendMagicLink(ctx: AppContext, email: string): Promise<void> {
   const user = await ctx.prisma.user.findUnique({ where: { email } });
-  if (!user && !ctx.config.MAGIC_LINK_SIGNUP) return;
+  const maySignIn = user !== null || ctx.config.MAGIC_LINK_SIGNUP;
   const minutes = ctx.config.MAGIC_LINK_EXPIRY_MINUTES;
-  const token = await createOneTimeToken(ctx, { purpose: PURPOSE, userId: user?.id, email, ttlSeconds: minutes * 60 });
+  const token = await createOneTimeToken(ctx, { purpose: PURPOSE, userId: user?.id, email: maySignIn ? email : undefined, ttlSeconds: minutes * 60 });
+  if (!maySignIn) return;
   const link = `${ctx.config.APP_URL}/magic-link?token=${token}`;
   const validity = minutes === 1 ? '1 minute' : `${minutes} minutes`;
-  await sendMail(ctx, 'sign-in-link', {
+  sendMailShortly(ctx, 'sign-in-link', {
     to: email,
     subject: 'Your sign-in link',
     text: `To sign in, open this link within ${validity}:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this mail.\n`,
