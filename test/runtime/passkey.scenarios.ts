@@ -374,6 +374,36 @@ export function describePasskeyScenarios(setup: PasskeyScenarioSetup): void {
     });
   });
 
+  // Issue 31, item 5. Before 4.1 the identity's removal counted the passkey as the way left, and
+  // the passkey's removal counted the identity: at the same moment both went, 2 times in 6, and
+  // the account had no way in. Removals of one user now run one after the other.
+  it('two removals at the same moment (the last identity and the last passkey) never both win, 8 times over', async () => {
+    for (let run = 0; run < 8; run++) {
+      const user = await withPasskey();
+      // An account a hosted service made has an identity and no password.
+      await setup.db().query('DELETE FROM "PasswordCredential" WHERE "userId" = $1', [user.userId]);
+      const identityId = `race-identity-${run}-${user.userId}`;
+      await setup.db().query(
+        'INSERT INTO "Account" ("id", "userId", "type", "provider", "providerAccountId", "createdAt") VALUES ($1, $2, $3, $4, $5, $6)',
+        [identityId, user.userId, 'hosted', 'clerk', `user_race_${run}_${user.userId}`, setup.db().date(Date.now())],
+      );
+      const [identity, passkey] = await Promise.all([
+        api(`/api/auth/identities/${identityId}`, { method: 'DELETE', token: user.token }),
+        api(`/api/auth/passkeys/${user.passkeyId}`, { method: 'DELETE', token: user.token }),
+      ]);
+      const left = (await setup.db().query('SELECT "id" FROM "Account" WHERE "userId" = $1', [user.userId])).length +
+        (await setup.db().query('SELECT "id" FROM "Passkey" WHERE "userId" = $1', [user.userId])).length;
+      if (setup.magicLink) {
+        // Mailed links are a way in for every account, so both may go.
+        expect([identity.status, passkey.status], `run ${run}`).toEqual([204, 204]);
+      } else {
+        expect([identity.status, passkey.status].sort(), `run ${run}: ${JSON.stringify([identity.body, passkey.body])}`).toEqual([204, 409]);
+        expectError(identity.status === 409 ? identity : passkey, 409, 'LAST_SIGN_IN_METHOD');
+        expect(left, `run ${run}: ways in left`).toBe(1);
+      }
+    }
+  });
+
   it("a provisional take-over removes the squatter's passkey: it no longer signs anyone in", async () => {
     // A squatter registers the victim's address. Passkeys need a verified address, so the squatter's
     // passkey is moved onto that provisional account in the database, as if it had got one there.

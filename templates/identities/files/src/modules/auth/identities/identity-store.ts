@@ -17,3 +17,8 @@ export function toIdentityView(account: Account): IdentityView {
 export async function removeIdentities(db: Db, userId: string): Promise<void> {
   await db.account.deleteMany({ where: { userId } });
 }
+
+/** Whether the user has a linked identity to sign in with (for refusing to remove their last way in). */
+export async function hasIdentity(db: Db, userId: string): Promise<boolean> {
+  return (await db.account.count({ where: { userId } })) > 0;
+}

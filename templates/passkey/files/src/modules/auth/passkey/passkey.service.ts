@@ -9,8 +9,7 @@ import type { AppContext } from '../../../context.js';
 import type { Passkey, User } from '../../../generated/prisma/client.js';
 import { AppError, invalidToken, notFound } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
-import { signInMethodChecks } from '../account-hooks.js';
-import { hasPasskey } from './passkey-account.js';
+import { removeSignInMethod } from '../sign-in-methods.js';
 import { claimChallenge, issueChallenge, CHALLENGE_TTL_MS } from './passkey-challenges.js';
 import type { RelyingParty } from './relying-party.js';
 
@@ -44,12 +43,6 @@ export const toPasskeyView = ({ id, name, createdAt, lastUsedAt, deviceType, bac
 /** One answer for every failed passkey sign-in, so a failure says nothing about which check failed. */
 export const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'The passkey could not be verified. Try again.');
 const emailNotVerified = () => new AppError(403, 'EMAIL_NOT_VERIFIED', 'Verify your email address before you add a passkey.');
-const lastSignInMethod = () =>
-  new AppError(
-    409,
-    'LAST_SIGN_IN_METHOD',
-    'This passkey is your only way to sign in. Add another (a password or another passkey) before you remove it.',
-  );
 
 /** The user's opaque WebAuthn handle: 32 random bytes, made on their first passkey, the same for all of them. */
 async function userHandle(ctx: AppContext, userId: string): Promise<Uint8Array<ArrayBuffer>> {
@@ -224,15 +217,10 @@ export async function rename(ctx: AppContext, userId: string, id: string, name: 
   return toPasskeyView(await ctx.prisma.passkey.findUniqueOrThrow({ where: { id } }));
 }
 
-/**
- * Removes a passkey, never the user's last way to sign in. Without another method (a password,
- * mailed links{{#if modules.identities}}, a linked identity{{/if}}), the delete itself requires another passkey, so two
- * removals at once cannot both win.
- */
+/** Removes a passkey, never the user's last way to sign in (sign-in-methods.ts). */
 export async function remove(ctx: AppContext, userId: string, id: string): Promise<void> {
-  if (!(await ctx.prisma.passkey.findFirst({ where: { id, userId } }))) throw notFound('Passkey not found.');
-  const others = await Promise.all(signInMethodChecks.filter((check) => check !== hasPasskey).map((check) => check(ctx.prisma, userId)));
-  const anotherWayIn = { user: { OR: [{ passkeys: { some: { id: { not: id } } } }{{#if modules.identities}}, { accounts: { some: {} } }{{/if}}] } };
-  const { count } = await ctx.prisma.passkey.deleteMany({ where: { id, userId, ...(others.some(Boolean) ? {} : anotherWayIn) } });
-  if (count === 0) throw lastSignInMethod();
+  await removeSignInMethod(ctx, userId, async (db) => {
+    const { count } = await db.passkey.deleteMany({ where: { id, userId } });
+    if (count === 0) throw notFound('Passkey not found.');
+  });
 }
