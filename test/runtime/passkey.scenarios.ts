@@ -13,7 +13,7 @@ import type { PreparedFixture } from '../helpers/fixtures.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
 import { TEST_APP_URL, type RunningApp } from '../helpers/running-app.js';
 import { SoftAuthenticator, strayKey } from '../helpers/soft-authenticator.js';
-import { nextCode, type TotpDevice } from '../helpers/totp-codes.js';
+import { nextCode, wrongCode, type TotpDevice } from '../helpers/totp-codes.js';
 
 const PASSWORD = 'correct horse battery staple';
 const ORIGIN = TEST_APP_URL;
@@ -351,7 +351,10 @@ export function describePasskeyScenarios(setup: PasskeyScenarioSetup): void {
       expect(renamed.body.passkey).toMatchObject({ id: user.passkeyId, name: 'Phone' });
       expectError(await api(`/api/auth/passkeys/${other.passkeyId}`, { method: 'PATCH', token: user.token, json: { name: 'Mine' } }), 404, 'NOT_FOUND');
       expectError(await api(`/api/auth/passkeys/${other.passkeyId}`, { method: 'DELETE', token: user.token }), 404, 'NOT_FOUND');
-      expectError(await api(`/api/auth/passkeys/${user.passkeyId}`, { method: 'PATCH', token: user.token, json: { name: 'a\nb' } }), 400, 'VALIDATION_ERROR');
+      // Issue 31 item 7: before 4.1 a passkey's name refused only control characters, not U+202E or U+2028.
+      for (const name of ['a\nb', 'invoice\u202Efdp.exe', 'Ada\u2028Lovelace', 'a\u2066b']) {
+        expectError(await api(`/api/auth/passkeys/${user.passkeyId}`, { method: 'PATCH', token: user.token, json: { name } }), 400, 'VALIDATION_ERROR');
+      }
       expect((await api('/api/auth/passkeys', { token: other.token })).body.passkeys[0].name).not.toBe('Mine');
       expect((await api(`/api/auth/passkeys/${user.passkeyId}`, { method: 'DELETE', token: user.token })).status).toBe(204);
       expectError(await signInWithPasskey(user), 401, 'INVALID_CREDENTIALS');
@@ -480,8 +483,30 @@ export function describePasskeyScenarios(setup: PasskeyScenarioSetup): void {
         expectTokenResponse(done, user.userId);
         const sessions = (await api('/api/auth/sessions', { token: done.body.token })).body.sessions;
         expect(sessions.find((session: { current: boolean }) => session.current)).toMatchObject({ method: 'password' });
-        // The mfa token is used up.
-        expectError(await verify2fa(mfaToken, user.authenticator.get((await options2fa(mfaToken)).body)), 401, 'INVALID_TOKEN');
+        // The mfa token is used up: no new challenge for it, and no sign-in.
+        expectError(await options2fa(mfaToken), 401, 'INVALID_TOKEN');
+        expectError(await verify2fa(mfaToken, user.authenticator.get(options.body)), 401, 'INVALID_TOKEN');
+      });
+
+      // Issue 31 item 7: before 4.1 options answered a used, expired or exhausted mfa token with a
+      // challenge and the user's credential ids (the same mfa token rules as B.8 apply to options).
+      it('a used, expired or exhausted mfa token gets 401 INVALID_TOKEN at options, and no challenge or credential ids', async () => {
+        const user = await withTwoFactor();
+        const credentialId = user.authenticator.credentials[0]!.id.toString('base64url');
+        const challengesBefore = async () => (await setup.db().query<{ n: number }>('SELECT COUNT(*) AS "n" FROM "PasskeyChallenge" WHERE "userId" = $1', [user.userId]))[0]!.n;
+        const used = (await mfaAnswer(user)).mfaToken;
+        expectTokenResponse(await verify2fa(used, user.authenticator.get((await options2fa(used)).body)), user.userId);
+        const expired = (await mfaAnswer(user)).mfaToken;
+        await setup.db().query('UPDATE "TwoFactorChallenge" SET "expiresAt" = $1 WHERE "tokenHash" = $2', [setup.db().date(Date.now() - 1000), sha256hex(expired)]);
+        const exhausted = (await mfaAnswer(user)).mfaToken;
+        for (let i = 0; i < 5; i++) expectError(await post('/api/auth/2fa/verify', { mfaToken: exhausted, code: wrongCode(user.secret) }), 401, 'INVALID_CODE');
+        const before = Number(await challengesBefore());
+        for (const [label, mfaToken] of [['used', used], ['expired', expired], ['exhausted', exhausted]] as const) {
+          const options = await options2fa(mfaToken);
+          expectError(options, 401, 'INVALID_TOKEN');
+          expect(JSON.stringify(options.body), label).not.toContain(credentialId);
+        }
+        expect(Number(await challengesBefore())).toBe(before);
       });
 
       it('a failed passkey is 401 INVALID_CREDENTIALS and one of the 5 attempts; asking for options is not an attempt', async () => {
@@ -492,8 +517,7 @@ export function describePasskeyScenarios(setup: PasskeyScenarioSetup): void {
           const options = (await options2fa(mfaToken)).body;
           expectError(await verify2fa(mfaToken, user.authenticator.get(options, { signWith: strayKey() })), 401, 'INVALID_CREDENTIALS');
         }
-        const options = (await options2fa(mfaToken)).body;
-        expectError(await verify2fa(mfaToken, user.authenticator.get(options)), 401, 'INVALID_TOKEN');
+        expectError(await options2fa(mfaToken), 401, 'INVALID_TOKEN');
       });
 
       it('a second-factor challenge does not sign anyone in at /passkey/login/verify (401 INVALID_CREDENTIALS)', async () => {

@@ -9,12 +9,19 @@ const FORBIDDEN = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 
 export const NAME_MAX_LENGTH = 100;
 
-/** A name as people type it: one line of at most 100 characters, trimmed. */
-export const displayName = z
-  .string({ error: 'name must be a string' })
-  .trim()
-  .max(NAME_MAX_LENGTH, `name must be at most ${NAME_MAX_LENGTH} characters`)
-  .refine((value) => !FORBIDDEN.test(value), 'name must be one line of text without control or bidirectional-override characters');
+/**
+ * A name someone gives (a person's, a passkey's, an organization's): one line of at most `max`
+ * characters, trimmed, none of the characters above.
+ */
+export const nameText = (max: number) =>
+  z
+    .string({ error: 'name must be a string' })
+    .trim()
+    .max(max, `name must be at most ${max} characters`)
+    .refine((value) => !FORBIDDEN.test(value), 'name must be one line of text without control, separator or bidirectional-override characters');
+
+/** A person's name: one line of at most 100 characters. */
+export const displayName = nameText(NAME_MAX_LENGTH);
 
 /** A name from elsewhere (an identity provider, an older row) made to follow the same rules. */
 export function cleanDisplayName(value: string | null | undefined): string | null {

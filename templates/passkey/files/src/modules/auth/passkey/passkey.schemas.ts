@@ -1,5 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
+import { nameText } from '../display-name.js';
 
 /** base64url text of bounded size: what every binary field of a WebAuthn JSON response is. */
 const base64url = (max: number) =>
@@ -37,13 +38,8 @@ const authenticationResponse = z.object({
   }),
 });
 
-/** A passkey's label: one line, at most 64 characters. */
-const name = z
-  .string({ error: 'name must be a string' })
-  .trim()
-  .min(1, 'name is required')
-  .max(64, 'name is at most 64 characters')
-  .refine((value) => !/[\p{Cc}]/u.test(value), 'name must be one line of text');
+/** A passkey's label: one line, at most 64 characters, the same characters refused as in every name. */
+const name = nameText(64).min(1, 'name is required');
 
 const mfaToken = z.string({ error: 'mfaToken is required' }).trim().min(1, 'mfaToken is required').max(512, 'mfaToken is too long');
 
