@@ -27,6 +27,8 @@
 //   findUnique                                                                                           GET /users/:id/unique
 //   refresh       POST /api/auth/refresh, one session per connection, each request rotating the token the
 //                 previous answer gave (no peer figure: Better Auth's sessions have no refresh token)
+//   signIn        POST /api/auth/login with the seeded owner's password (bcrypt cost 12, as production
+//                 requires; each answer starts a session), for the app's own before/after figures
 //   members       GET /api/organizations/:id/members?limit=50  GET /api/auth/organization/list-members?organizationId=…&limit=50
 //                 (first page, keyset, nextCursor)             (first page, offset, plus a COUNT of all members: its API's shape)
 //   server CPU per request   user + system time of the server process (/proc/<pid>/stat) over one load ÷ its requests
@@ -76,7 +78,11 @@ const REQUESTS = {
   organizations: Math.round(1_500 * SCALE),
   membersMiddlePage: Math.round(1_500 * SCALE),
   refresh: Math.round(2_000 * SCALE),
+  // bcrypt at cost 12 takes about a quarter of a second of a core per sign-in.
+  signIn: Math.round(60 * SCALE),
 };
+/** At least this many warm-up requests per server and endpoint (sign-ins are slow by design). */
+const WARMUP_MIN = { signIn: 16 };
 const WARMUP_SHARE = 0.2;
 
 const rotate = (list, by) => {
@@ -166,6 +172,7 @@ async function runOn(root, db, peer) {
       organizations: { gatekit: { path: '/api/organizations', headers: gatekit.bearer } },
       membersMiddlePage: { gatekit: { path: `/api/organizations/${gatekit.organizationId}/members?limit=50&cursor=${gatekit.middleCursor}`, headers: gatekit.bearer } },
       refresh: { gatekit: { path: '/api/auth/refresh', refreshTokens: gatekit.refreshTokens } },
+      signIn: { gatekit: { path: '/api/auth/login', body: { email: gatekit.email, password: gatekit.password } } },
     };
     const get = async (name, endpoint, extra = '') => {
       const response = await fetch(`${servers[name].url}${endpoint.path}${extra}`, { headers: endpoint.headers });
@@ -188,7 +195,7 @@ async function runOn(root, db, peer) {
     /** One load of `target` on a server, with the server's CPU time per request. */
     const measuredLoad = async (name, target, count) => {
       const cpuBefore = cpuMsOf(servers[name].pid);
-      const load = await worker.load(`${servers[name].url}${target.path}`, target.headers, count, target.refreshTokens);
+      const load = await worker.load(`${servers[name].url}${target.path}`, target.headers, count, target.refreshTokens, target.body);
       load.serverCpuUsPerRequest = ((cpuMsOf(servers[name].pid) - cpuBefore) * 1000) / count;
       if (target.refreshTokens) target.refreshTokens = load.refreshTokens;
       return load;
@@ -198,7 +205,8 @@ async function runOn(root, db, peer) {
     const runsOf = {};
     for (const [endpoint, perServer] of Object.entries(endpoints)) {
       for (const [name, target] of Object.entries(perServer)) {
-        const warmUp = await worker.load(`${servers[name].url}${target.path}`, target.headers, Math.max(500, Math.round(REQUESTS[endpoint] * WARMUP_SHARE)), target.refreshTokens);
+        const warmUpCount = Math.max(WARMUP_MIN[endpoint] ?? 500, Math.round(REQUESTS[endpoint] * WARMUP_SHARE));
+        const warmUp = await worker.load(`${servers[name].url}${target.path}`, target.headers, warmUpCount, target.refreshTokens, target.body);
         if (target.refreshTokens) target.refreshTokens = warmUp.refreshTokens;
         runsOf[`${endpoint}.${name}`] = [];
       }

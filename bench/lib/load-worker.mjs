@@ -7,9 +7,9 @@
 // A load with `refreshTokens` (one per connection) posts { refreshToken } to `url` instead of a
 // GET, as a client refreshing its session does: each connection sends the refresh token of the
 // previous answer, so every request rotates a live token. The last tokens come back in the result
-// for the next load.
+// for the next load. A load with `body` posts that same JSON body every time (a sign-in).
 //
-// Message in:  { id, url, headers, count, concurrency, refreshTokens? }
+// Message in:  { id, url, headers, count, concurrency, refreshTokens?, body? }
 // Message out: { id, ok: true, result: { count, seconds, rps, p50, p90, p99, max, connections, clientCpuShare, refreshTokens? } }
 //          or  { id, ok: false, error }
 import http from 'node:http';
@@ -32,7 +32,7 @@ function send(agent, url, headers, body) {
   });
 }
 
-async function load({ url, headers = {}, count, concurrency, refreshTokens }) {
+async function load({ url, headers = {}, count, concurrency, refreshTokens, body: fixedBody }) {
   if (refreshTokens && refreshTokens.length !== concurrency) throw new Error(`refreshTokens: one per connection (${concurrency}), got ${refreshTokens.length}`);
   const tokens = refreshTokens ? [...refreshTokens] : undefined;
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
@@ -47,7 +47,7 @@ async function load({ url, headers = {}, count, concurrency, refreshTokens }) {
       while (issued < count && !failed) {
         issued += 1;
         const started = performance.now();
-        const body = tokens ? { refreshToken: tokens[connection] } : undefined;
+        const body = tokens ? { refreshToken: tokens[connection] } : fixedBody;
         const { status, text } = await send(agent, url, headers, body);
         latencies[done++] = performance.now() - started;
         if (status !== 200) throw new Error(`${body ? 'POST' : 'GET'} ${new URL(url).pathname} answered ${status}, not 200: ${text.slice(0, 200)}`);

@@ -1,11 +1,12 @@
-// The targets of bench/cases/http.mjs (issue 23, item 8), judged on one database's figures, and the
-// lines the terminal shows for them.
+// The targets of bench/cases/http.mjs (issue 23, item 8; the members p99 target as issue 31 item 11
+// restated it, relative to the peer's), judged on one database's figures, and the lines the terminal
+// shows for them.
 import { round2 } from './servers.mjs';
 
 export const TARGETS = {
   authMeVsGetSessionAtLeast: 2,
   membersVsListMembersAtLeast: 2,
-  membersP99MsAtMost: 25,
+  membersP99VsPeerAtMost: 0.5,
   healthzVsBareAtLeast: 0.95,
   peakRssVsPeerAtMost: 1,
   coldStartVsPeerAtMost: 1,
@@ -42,7 +43,10 @@ export function judge({ figures, runsOf, memory, coldStartMs }) {
   return [
     throughput('/api/auth/me ÷ get-session', 'authMe', 'gatekit', 'peer', TARGETS.authMeVsGetSessionAtLeast),
     throughput('members ÷ list-members', 'members', 'gatekit', 'peer', TARGETS.membersVsListMembersAtLeast),
-    check('members p99 (ms), 8 connections', figures.members.gatekit.p99Ms, '≤', TARGETS.membersP99MsAtMost, { perRound: figures.members.gatekit.rounds.map((one) => one.p99Ms) }),
+    check('members p99 ÷ list-members p99', round2(figures.members.gatekit.p99Ms / figures.members.peer.p99Ms), '≤', TARGETS.membersP99VsPeerAtMost, {
+      of: `${figures.members.gatekit.p99Ms} ÷ ${figures.members.peer.p99Ms} ms, 8 connections`,
+      perRound: figures.members.gatekit.rounds.map((one, i) => round2(one.p99Ms / figures.members.peer.rounds[i].p99Ms)),
+    }),
     throughput('/healthz ÷ bare Express 5 + helmet', 'healthz', 'gatekit', 'bare', TARGETS.healthzVsBareAtLeast),
     check('peak RSS ÷ peer', round2(memory.gatekit.peakMiB / memory.peer.peakMiB), '≤', TARGETS.peakRssVsPeerAtMost, { of: `${memory.gatekit.peakMiB} ÷ ${memory.peer.peakMiB} MiB` }),
     check('cold start ÷ peer', round2(coldStartMs.gatekit.medianMs / coldStartMs.peer.medianMs), '≤', TARGETS.coldStartVsPeerAtMost, { of: `${coldStartMs.gatekit.medianMs} ÷ ${coldStartMs.peer.medianMs} ms` }),
@@ -65,7 +69,6 @@ export function information({ figures, memory, coldStartMs }) {
     authMeVsBarePrismaRead: { ...both(['authMe', 'gatekit'], ['authMe', 'barePrisma']), of: '/me ÷ the bare route reading the user by id' },
     guardQueryCpuAboveBareReadUs: { us: cpu('guardQuery', 'barePrisma') - cpu('authMe', 'barePrisma'), of: "the guard's query (the user with a live token) on the bare app, minus the bare read, µs of CPU" },
     findUniqueCpuAboveBareReadUs: { us: cpu('findUnique', 'barePrisma') - cpu('authMe', 'barePrisma'), of: 'findUnique by id on the bare app (batched by Prisma), minus findFirst by id, µs of CPU' },
-    membersP99VsPeer: { ratio: round2(figures.members.gatekit.p99Ms / figures.members.peer.p99Ms), of: 'p99 latency, lower is better' },
     barePrismaPeakRssMiB: memory.barePrisma.peakMiB,
     bareColdStartMs: coldStartMs.bare.medianMs,
   };
@@ -93,6 +96,7 @@ export function formatDatabase(result) {
     `  ${row(['organizations (200 orgs)', cell(e.organizations.gatekit), '', ''], widths)}`,
     `  ${row(['members, middle page', cell(e.membersMiddlePage.gatekit), '', ''], widths)}`,
     `  ${row(['POST /api/auth/refresh (rotation)', cell(e.refresh.gatekit), '', ''], widths)}`,
+    `  ${row(['POST /api/auth/login (bcrypt cost 12)', cell(e.signIn.gatekit), '', ''], widths)}`,
     `  ${row(['peak RSS (RSS after start)', ...servers.map(memoryCell)], widths)}`,
     `  ${row(['cold start to first 200 (median)', `${result.coldStartMs.gatekit.medianMs} ms`, `${result.coldStartMs.peer.medianMs} ms`, `${result.coldStartMs.bare.medianMs} ms (+ helmet)`], widths)}`,
     '',

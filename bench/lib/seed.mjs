@@ -52,7 +52,7 @@ export async function seedGatekit(url, databases) {
     const signedIn = await json(await post(`${url}/api/auth/login`, { email: 'bench-owner@example.com', password: PASSWORD }), 200, 'gatekit login');
     refreshTokens.push(signedIn.refreshToken);
   }
-  return { userId, organizationId, bearer, refreshTokens, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
+  return { userId, organizationId, bearer, refreshTokens, email: 'bench-owner@example.com', password: PASSWORD, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
 }
 
 /** Better Auth: sign-up (session cookie), the organization through its plugin, then copies in its own tables. */

@@ -148,12 +148,15 @@ export function startLoadWorker(root) {
     pending.clear();
   });
   return {
-    /** GETs url `count` times; with refreshTokens (one per connection), POSTs each as a refresh instead. */
-    load: (url, headers, count, refreshTokens) =>
+    /**
+     * GETs url `count` times; with refreshTokens (one per connection), POSTs each as a refresh
+     * instead; with body, POSTs that body every time.
+     */
+    load: (url, headers, count, refreshTokens, body) =>
       new Promise((resolve, reject) => {
         const id = nextId++;
         pending.set(id, { resolve, reject, url });
-        worker.send({ id, url, headers, count, concurrency: CONCURRENCY, refreshTokens });
+        worker.send({ id, url, headers, count, concurrency: CONCURRENCY, refreshTokens, body });
       }),
     stop: () => {
       if (worker.connected) worker.disconnect();

@@ -17,10 +17,14 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
 const RECORD_MIGRATION =
   'INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)';
 
-/** Applies every committed migration (in `dir`) not yet recorded, each in its own transaction. */
+/**
+ * Applies every committed migration (in `dir`) not yet recorded, each in its own transaction. It
+ * also puts the database in WAL mode, which the file keeps: readers then never wait for a writer.
+ */
 export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promise<string[]> {
   const client = createClient({ url });
   try {
+    await client.execute('PRAGMA journal_mode = WAL');
     await client.execute(CREATE_MIGRATIONS_TABLE);
     const { rows } = await client.execute(
       'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
