@@ -7,10 +7,11 @@ import { fixtureChoices, fixtureNames, renderFixture } from '../helpers/fixtures
 import { circleThrough, type ImportGraph, importGraph, tangles, upwardImports } from '../helpers/import-graph.js';
 import { ROOT } from '../helpers/run-cli.js';
 
-// The structure of every generated app (docs/architecture.md, "Layers"): the files that list
-// modules (config.ts, account-hooks.ts, provider-list.ts, app.ts) import the modules, and nothing
-// a module holds imports them back. Types count (`import type`): a circle of types tangles the
-// structure as much as one of values, and is where a circle of values starts.
+// The structure of every generated app (docs/architecture.md, "The generated app's layers"): the
+// files that list modules (config.ts, account-hooks.ts, deferred-steps.ts, provider-list.ts,
+// app.ts) import the modules, and nothing they import imports them back. Types count (`import
+// type`): a circle of types tangles the structure as much as one of values, and is where a circle
+// of values starts.
 
 function circles(graph: ImportGraph): string[] {
   return tangles(graph).map(
