@@ -19,9 +19,10 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - revokeAll: (db, userId) => void, when every token of a user is revoked (void the module's one-time secrets);
  * - takeOver: (db, userId, ctx) => void, when the first mailbox proof takes a provisional account over (remove what was set up before);
  * - logout: (db, userId) => void, when the user logs out (end what the module started for the user's sign-ins);
- * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed;
+ * - deferredSteps: { kind, run(ctx, user, data) }, work a first factor defers until every challenge is passed
+ *   (rendered into src/modules/auth/deferred-steps.ts: a step may revoke every token, which runs the other lists);
  * - signInMethods: (db, userId) => boolean, whether the user can sign in this way (for unlinking the last one);
- * - secondFactors: (db, userId) => string[], further second factors the user has (a passkey), listed in the mfa answer's methods;
+ * - secondFactors: (db, userId) => string[], further second factors the user has (a passkey), added by completeLogin to the mfa answer's methods;
  * - oauthProviders: the provider descriptions the shared OAuth module serves;
  * - expiredRows: (db, now) => { count }, deletes the module's rows that expired or were used up (tokens, challenges, sessions),
  *   at start-up and every few minutes (src/db/expired-rows.ts).
@@ -124,7 +125,9 @@ export const manifestSchema = z.object({
   existingAccountsOnly: z.boolean().default(false),
   /**
    * Functions the app calls at account events, by event (see HOOKS). Each list is rendered into
-   * src/modules/auth/account-hooks.ts in module order.
+   * src/modules/auth/account-hooks.ts in module order (deferredSteps into deferred-steps.ts,
+   * oauthProviders into provider-list.ts, expiredRows into src/db/expired-rows.ts). A hook's file
+   * takes its types from account-events.ts and never imports a list back.
    */
   hooks: z.partialRecord(z.enum(HOOKS), z.array(importRefSchema)).default({}),
   /** Zod object shapes merged into the app's config schema. */

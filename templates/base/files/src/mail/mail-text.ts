@@ -1,4 +1,4 @@
-import { cleanDisplayName } from '../modules/auth/display-name.js';
+import { cleanDisplayName } from '../http/display-name.js';
 
 /**
  * Text a user chose (a display name, an organization name) as it may appear in a mail sent from

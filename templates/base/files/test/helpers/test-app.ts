@@ -5,8 +5,8 @@ import type { AppContext } from '../../src/context.js';
 import type { User } from '../../src/generated/prisma/client.js';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.js';
 import { signAccessToken } from '../../src/modules/auth/access-tokens.js';
+import type { SignIn } from '../../src/modules/auth/account-events.js';
 import { issueTokenResponse } from '../../src/modules/auth/complete-login.js';
-import type { SignIn } from '../../src/modules/auth/sessions.js';
 import { createTestDatabase } from './test-database.js';
 
 export interface TestApp {

@@ -1,9 +1,11 @@
 import type { AppContext } from '../../context.js';
 import type { Session, User } from '../../generated/prisma/client.js';
 import { signAccessToken } from './access-tokens.js';
-import { deferredSteps, loginChecks } from './account-hooks.js';
+import type { LoginChallenge, PendingStep, SignIn } from './account-events.js';
+import { loginChecks, secondFactorChecks } from './account-hooks.js';
+import { deferredSteps } from './deferred-steps.js';
 import { toPublicUser, type PublicUser } from './public-user.js';
-import { startSession, type IssuedRefreshToken, type SignIn } from './sessions.js';
+import { startSession, type IssuedRefreshToken } from './sessions.js';
 
 export interface TokenResponse {
   token: string;
@@ -16,20 +18,7 @@ export interface TokenResponse {
   user: PublicUser;
 }
 
-/** A further step a user must pass before a token is issued (for example a second factor). */
-export interface LoginChallenge {
-  mfaRequired: true;
-  mfaToken: string;
-  methods: string[];
-}
-
 export type LoginResult = TokenResponse | LoginChallenge;
-
-/** Work that waits until every challenge is passed; `kind` names one of the deferred steps. */
-export interface PendingStep {
-  kind: string;
-  data: string;
-}
 
 /** The token response of a session: a new access token and the session's current refresh token. */
 export function tokenResponse(ctx: AppContext, session: Session, user: User, refresh: IssuedRefreshToken): TokenResponse {
@@ -72,7 +61,13 @@ export async function finishLogin(ctx: AppContext, user: User, signIn: SignIn, p
 export async function completeLogin(ctx: AppContext, user: User, signIn: SignIn, pending?: PendingStep): Promise<LoginResult> {
   for (const check of loginChecks) {
     const challenge = await check(ctx, user, signIn, pending);
-    if (challenge) return challenge;
+    if (challenge) return withOtherSecondFactors(ctx, user, challenge);
   }
   return finishLogin(ctx, user, signIn, pending);
+}
+
+/** The challenge's own methods, then the second factors of other modules the user has (a passkey). */
+async function withOtherSecondFactors(ctx: AppContext, user: User, challenge: LoginChallenge): Promise<LoginChallenge> {
+  const others = await Promise.all(secondFactorChecks.map((check) => check(ctx.prisma, user.id)));
+  return { ...challenge, methods: [...challenge.methods, ...others.flat()] };
 }

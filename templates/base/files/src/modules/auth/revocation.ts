@@ -1,5 +1,6 @@
 import type { User } from '../../generated/prisma/client.js';
-import { revokeAllSteps, type Db } from './account-hooks.js';
+import type { Db } from './account-events.js';
+import { revokeAllSteps } from './account-hooks.js';
 
 /**
  * Ends every session of the user (their refresh tokens go with them, their access tokens fail the

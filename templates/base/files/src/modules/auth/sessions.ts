@@ -3,26 +3,12 @@ import type { AppContext } from '../../context.js';
 import type { Session, User } from '../../generated/prisma/client.js';
 import { AppError, invalidToken } from '../../http/app-error.js';
 import { isMissingRecord } from '../../http/database-errors.js';
+import type { Client, SignIn } from './account-events.js';
 import { logoutSteps } from './account-hooks.js';
 import { hashToken, randomToken } from './one-time-tokens.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const USER_AGENT_MAX = 256;
-
-/** Where a request comes from, as a session records it. */
-export interface Client {
-  userAgent: string | null;
-  /** The client's address, by the TRUST_PROXY rules (Express's req.ip). */
-  ip: string | null;
-}
-
-/** How a sign-in happened and from where. */
-export interface SignIn extends Client {
-  /** password, magic_link, passkey, or the provider or service id. */
-  method: string;
-  /** The second factor that completed the sign-in (totp, recovery_code, passkey), when one did. */
-  secondFactor?: string;
-}
 
 export function clientOf(req: Request): Client {
   return { userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || null, ip: req.ip ?? null };

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/app-error.js';
-import { signInMethodChecks, type Db } from './account-hooks.js';
+import type { Db } from './account-events.js';
+import { signInMethodChecks } from './account-hooks.js';
 
 export const lastSignInMethod = () =>
   new AppError(409, 'LAST_SIGN_IN_METHOD', 'This is your only way to sign in. Add another (a password, a passkey or a provider) before you remove it.');

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { Db } from '../auth/account-hooks.js';
+import type { Db } from '../auth/account-events.js';
 import { lockOrganization } from './organization-lock.js';
 
 /**

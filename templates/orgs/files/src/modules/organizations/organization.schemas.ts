@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { displayName } from '../auth/display-name.js';
+import { displayName } from '../../http/display-name.js';
 import { emailAddress } from '../auth/email-address.js';
 import { INVITABLE_ROLES, ROLES } from './roles.js';
 import { slug } from './slug.js';

@@ -1,9 +1,7 @@
 import type { Request } from 'express';
 import type { AppContext } from '../../../context.js';
 import type { AuthjsSession, AuthjsUser } from '../../../generated/prisma/client.js';
-import type { Db } from '../account-hooks.js';
-import { displayNameOf, imageOf, plainEmail } from '../identities/profile-fields.js';
-import type { HostedProfile } from '../hosted/hosted-sign-in.js';
+import type { Db } from '../account-events.js';
 import { hashSessionToken } from './authjs-adapter.js';
 import { sessionCookieName } from './authjs-options.js';
 
@@ -27,21 +25,6 @@ export async function browserSession(ctx: AppContext, req: Request): Promise<(Au
 export async function markExchanged(ctx: AppContext, session: AuthjsSession): Promise<void> {
   if (session.exchangedAt) return;
   await ctx.prisma.authjsSession.updateMany({ where: { id: session.id }, data: { exchangedAt: new Date() } });
-}
-
-/**
- * An Auth.js user as an identity: its id is the account id, and the address counts as verified
- * once Auth.js verified it (its `emailVerified` date is set by its email sign-in; Auth.js leaves it
- * empty for OAuth providers).
- */
-export function profileOf(user: AuthjsUser): HostedProfile {
-  return {
-    providerAccountId: user.id,
-    email: plainEmail(user.email),
-    emailVerified: user.emailVerified !== null,
-    name: displayNameOf(user.name),
-    image: imageOf(user.image),
-  };
 }
 
 /** The Auth.js user ids of the user's linked Auth.js identities. */

@@ -1,14 +1,16 @@
 import type { ExpressAuthConfig } from '@auth/express';
 import { Router, type RequestHandler } from 'express';
 import type { AppContext } from '../../../context.js';
+import type { AuthjsUser } from '../../../generated/prisma/client.js';
 import { invalidToken } from '../../../http/app-error.js';
 import { allowFormBody } from '../../../http/json-body.js';
-import { serviceNotConfigured, signInWithService, type HostedService } from '../hosted/hosted-sign-in.js';
+import { serviceNotConfigured, signInWithService, type HostedProfile, type HostedService } from '../hosted/hosted-sign-in.js';
+import { displayNameOf, imageOf, plainEmail } from '../identities/profile-fields.js';
 import { warnNotConfigured } from '../not-configured.js';
 import { sendLoginResult } from '../refresh-transport.js';
 import { signInFrom } from '../sessions.js';
 import { AUTHJS_PATH, authjsOptions } from './authjs-options.js';
-import { browserSession, markExchanged, profileOf } from './authjs-session.js';
+import { browserSession, markExchanged } from './authjs-session.js';
 
 export const authjs: HostedService = { id: 'authjs', name: 'Auth.js' };
 
@@ -59,6 +61,21 @@ function toFrontEndError(appUrl: string): RequestHandler {
   return (req, res) => {
     const type = typeof req.query.error === 'string' ? req.query.error : '';
     res.redirect(302, `${appUrl}/auth/callback?${new URLSearchParams({ error: ERROR_CODES[type] ?? 'provider_error' })}`);
+  };
+}
+
+/**
+ * An Auth.js user as an identity: its id is the account id, and the address counts as verified
+ * once Auth.js verified it (its `emailVerified` date is set by its email sign-in; Auth.js leaves it
+ * empty for OAuth providers).
+ */
+function profileOf(user: AuthjsUser): HostedProfile {
+  return {
+    providerAccountId: user.id,
+    email: plainEmail(user.email),
+    emailVerified: user.emailVerified !== null,
+    name: displayNameOf(user.name),
+    image: imageOf(user.image),
   };
 }
 

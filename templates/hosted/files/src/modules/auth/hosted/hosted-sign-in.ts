@@ -1,9 +1,9 @@
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../http/app-error.js';
+import type { SignIn } from '../account-events.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
 import { signInWithIdentity } from '../identities/identity-sign-in.js';
 import type { ProviderProfile } from '../identities/provider-profile.js';
-import type { SignIn } from '../sessions.js';
 
 /** A hosted service as its exchange names it: the module id (the identity's provider) and a display name. */
 export interface HostedService {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
-import { cleanDisplayName } from '../display-name.js';
+import { cleanDisplayName } from '../../../http/display-name.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import type { ProviderProfile } from './provider-profile.js';
 

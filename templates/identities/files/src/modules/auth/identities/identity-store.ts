@@ -1,5 +1,5 @@
 import type { Account } from '../../../generated/prisma/client.js';
-import type { Db } from '../account-hooks.js';
+import type { Db } from '../account-events.js';
 
 /** An identity as the API shows it. */
 export interface IdentityView {

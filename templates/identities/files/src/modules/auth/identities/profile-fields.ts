@@ -1,4 +1,4 @@
-import { cleanDisplayName } from '../display-name.js';
+import { cleanDisplayName } from '../../../http/display-name.js';
 import { emailAddress } from '../email-address.js';
 
 /** A string claim, or undefined. */

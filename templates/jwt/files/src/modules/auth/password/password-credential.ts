@@ -1,4 +1,4 @@
-import type { Db } from '../account-hooks.js';
+import type { Db } from '../account-events.js';
 
 /** A provisional account taken over by its mailbox's owner loses the password set before. */
 export async function removePassword(db: Db, userId: string): Promise<void> {

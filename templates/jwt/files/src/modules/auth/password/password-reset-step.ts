@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
-import type { DeferredStep } from '../account-hooks.js';
+import type { DeferredStep } from '../account-events.js';
 import { revokeAllTokens } from '../revocation.js';
 
 export const PASSWORD_RESET_STEP = 'password_reset';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { displayName } from '../display-name.js';
+import { displayName } from '../../../http/display-name.js';
 import { emailAddress } from '../email-address.js';
 import { enteredPassword, newPassword } from './password-policy.js';
 

@@ -3,8 +3,8 @@ import type { User } from '../../../generated/prisma/client.js';
 import { invalidToken } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
 import { sendMailShortly } from '../../../mail/outgoing-mail.js';
+import type { SignIn } from '../account-events.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
-import type { SignIn } from '../sessions.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 

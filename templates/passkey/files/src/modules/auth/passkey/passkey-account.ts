@@ -1,4 +1,4 @@
-import type { Db } from '../account-hooks.js';
+import type { Db } from '../account-events.js';
 
 /** Whether the user can sign in with a passkey (for refusing to remove their last way in). */
 export async function hasPasskey(db: Db, userId: string): Promise<boolean> {

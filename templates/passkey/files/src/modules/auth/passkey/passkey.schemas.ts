@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import { nameText } from '../display-name.js';
+import { nameText } from '../../../http/display-name.js';
 
 /** base64url text of bounded size: what every binary field of a WebAuthn JSON response is. */
 const base64url = (max: number) =>

@@ -1,9 +1,7 @@
 import type { AppContext } from '../../../context.js';
 import type { TwoFactorChallenge, User } from '../../../generated/prisma/client.js';
-import { secondFactorChecks, type Db } from '../account-hooks.js';
-import type { LoginChallenge, PendingStep } from '../complete-login.js';
+import type { Db, LoginChallenge, PendingStep, SignIn } from '../account-events.js';
 import { hashToken, randomToken } from '../one-time-tokens.js';
-import type { SignIn } from '../sessions.js';
 
 /** An mfaToken lives 10 minutes and allows 5 codes to be tried with it. */
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
@@ -14,7 +12,7 @@ export const MAX_ATTEMPTS = 5;
  * gets an mfaToken instead of an access token. The mfaToken is an opaque random string, not a JWT,
  * so the guard can never accept it; only its hash is stored, with how the first factor signed in
  * and the work it deferred until the second one succeeds (a reset's new password). Its methods
- * are a code, a recovery code, and the other second factors the user has (a passkey).
+ * are a code and a recovery code; completeLogin adds the other second factors the user has (a passkey).
  */
 export async function requireSecondFactor(ctx: AppContext, user: User, signIn: SignIn, pending?: PendingStep): Promise<LoginChallenge | undefined> {
   if (!user.twoFactorEnabled) return undefined;
@@ -32,8 +30,7 @@ export async function requireSecondFactor(ctx: AppContext, user: User, signIn: S
       },
     }),
   ]);
-  const others = await Promise.all(secondFactorChecks.map((check) => check(ctx.prisma, user.id)));
-  return { mfaRequired: true, mfaToken, methods: ['totp', 'recovery_code', ...others.flat()] };
+  return { mfaRequired: true, mfaToken, methods: ['totp', 'recovery_code'] };
 }
 
 /** The deferred work stored with a challenge, if any. */

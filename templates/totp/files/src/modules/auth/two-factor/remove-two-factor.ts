@@ -1,4 +1,4 @@
-import type { Db } from '../account-hooks.js';
+import type { Db } from '../account-events.js';
 
 /**
  * Removes a user's TOTP secret, recovery codes and pending mfa tokens: when they turn two-factor

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../../context.js';
 import type { TwoFactorSecret, User } from '../../../generated/prisma/client.js';
 import { AppError, forbidden, invalidToken } from '../../../http/app-error.js';
+import type { Client } from '../account-events.js';
 import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
 import { revokeAllTokens } from '../revocation.js';
-import type { Client } from '../sessions.js';
 import { assertNotLocked, countingWrongCodes } from './code-lock.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
 import { replaceRecoveryCodes, useRecoveryCode } from './recovery-codes.js';

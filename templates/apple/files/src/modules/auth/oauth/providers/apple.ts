@@ -1,18 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
-import { endpoint, optional, optionalUrl } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
 import { displayNameOf } from '../profile-fields.js';
-
-/** Apple has no client secret to configure: the app signs one (see signedClientSecret below). */
-export const appleConfig = {
-  APPLE_CLIENT_ID: optional,
-  APPLE_CALLBACK_URL: optionalUrl,
-  APPLE_TEAM_ID: optional,
-  APPLE_KEY_ID: optional,
-  /** The .p8 key; in one line with \n escapes, as .env files hold it. */
-  APPLE_PRIVATE_KEY: optional.transform((value) => value?.replace(/\\n/g, '\n')),
-  APPLE_ISSUER: endpoint('https://appleid.apple.com'),
-};
 
 /** Apple's client secret is a short-lived ES256 JWT signed with the .p8 key (at most 6 months; 5 minutes here). */
 const CLIENT_SECRET_SECONDS = 5 * 60;

@@ -1,13 +1,6 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import type { OAuth2Provider } from '../oauth-provider.js';
 import { accountIdOf, displayNameOf, plainEmail, text } from '../profile-fields.js';
-
-export const discordConfig = {
-  ...clientSettings('DISCORD'),
-  DISCORD_AUTHORIZATION_URL: endpoint('https://discord.com/oauth2/authorize'),
-  DISCORD_TOKEN_URL: endpoint('https://discord.com/api/oauth2/token'),
-  DISCORD_USERINFO_URL: endpoint('https://discord.com/api/users/@me'),
-};
 
 /** Discord: OAuth 2.0 with PKCE; `/users/@me` says whether the address is `verified`. */
 export const discord: OAuth2Provider = {

@@ -1,14 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import type { OAuth2Provider } from '../oauth-provider.js';
 import { accountIdOf, displayNameOf, imageOf, plainEmail } from '../profile-fields.js';
-
-export const facebookConfig = {
-  ...clientSettings('FACEBOOK'),
-  FACEBOOK_AUTHORIZATION_URL: endpoint('https://www.facebook.com/v26.0/dialog/oauth'),
-  FACEBOOK_TOKEN_URL: endpoint('https://graph.facebook.com/v26.0/oauth/access_token'),
-  FACEBOOK_USERINFO_URL: endpoint('https://graph.facebook.com/v26.0/me'),
-};
 
 /**
  * Facebook (Graph API v26.0): plain OAuth 2.0 without PKCE. Every Graph call carries

@@ -1,14 +1,6 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import type { OAuth2Provider } from '../oauth-provider.js';
 import { accountIdOf, displayNameOf, imageOf, plainEmail } from '../profile-fields.js';
-
-export const githubConfig = {
-  ...clientSettings('GITHUB'),
-  GITHUB_AUTHORIZATION_URL: endpoint('https://github.com/login/oauth/authorize'),
-  GITHUB_TOKEN_URL: endpoint('https://github.com/login/oauth/access_token'),
-  GITHUB_USERINFO_URL: endpoint('https://api.github.com/user'),
-  GITHUB_EMAILS_URL: endpoint('https://api.github.com/user/emails'),
-};
 
 interface GithubEmail {
   email: string;

@@ -1,10 +1,5 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
-
-export const gitlabConfig = {
-  ...clientSettings('GITLAB'),
-  GITLAB_ISSUER: endpoint('https://gitlab.com'),
-};
 
 /** GitLab.com or a self-hosted GitLab (GITLAB_ISSUER): OpenID Connect with PKCE. */
 export const gitlab = oidcProvider({

@@ -1,10 +1,5 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
-
-export const googleConfig = {
-  ...clientSettings('GOOGLE'),
-  GOOGLE_ISSUER: endpoint('https://accounts.google.com'),
-};
 
 /** Google: OpenID Connect with PKCE. Its tokens may name the issuer without the scheme ("accounts.google.com"). */
 export const google = oidcProvider({

@@ -1,10 +1,5 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
-
-export const linkedinConfig = {
-  ...clientSettings('LINKEDIN'),
-  LINKEDIN_ISSUER: endpoint('https://www.linkedin.com/oauth'),
-};
 
 /**
  * LinkedIn (Sign In with LinkedIn using OpenID Connect): no PKCE (apps not enabled for it get

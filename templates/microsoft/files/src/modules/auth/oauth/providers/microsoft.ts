@@ -1,13 +1,6 @@
-import { z } from 'zod';
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
 import { isTrue, text } from '../profile-fields.js';
-
-export const microsoftConfig = {
-  ...clientSettings('MICROSOFT'),
-  MICROSOFT_TENANT_ID: z.string().trim().min(1).default('common'),
-  MICROSOFT_ISSUER: endpoint('https://login.microsoftonline.com/{tenant}/v2.0'),
-};
 
 /**
  * Microsoft Entra ID and personal accounts. The account is the tenant id plus the object id

@@ -1,13 +1,5 @@
-import { z } from 'zod';
-import { clientCredentials, clientSettings, optionalUrl } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
-
-export const oidcConfig = {
-  ...clientSettings('OIDC'),
-  OIDC_ISSUER: optionalUrl,
-  OIDC_NAME: z.string().trim().default('OpenID Connect'),
-  OIDC_SCOPES: z.string().trim().default('openid email profile'),
-};
 
 /** Any OpenID Connect issuer (Keycloak, Okta, Zitadel, Authentik…): PKCE when its discovery document offers it. */
 export const oidc = oidcProvider({

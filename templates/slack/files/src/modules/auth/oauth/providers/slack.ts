@@ -1,11 +1,6 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
 import { text } from '../profile-fields.js';
-
-export const slackConfig = {
-  ...clientSettings('SLACK'),
-  SLACK_ISSUER: endpoint('https://slack.com'),
-};
 
 /**
  * Sign in with Slack (OpenID Connect, no PKCE). A Slack user id is unique within its workspace

@@ -1,10 +1,5 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
-
-export const twitchConfig = {
-  ...clientSettings('TWITCH'),
-  TWITCH_ISSUER: endpoint('https://id.twitch.tv/oauth2'),
-};
 
 /** Twitch puts email, email_verified, picture and the username in the id_token only when asked for them. */
 const requestedClaims = { email: null, email_verified: null, picture: null, preferred_username: null };

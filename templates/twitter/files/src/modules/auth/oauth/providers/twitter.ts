@@ -1,13 +1,6 @@
-import { clientCredentials, clientSettings, endpoint } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import type { OAuth2Provider } from '../oauth-provider.js';
 import { accountIdOf, displayNameOf, imageOf, plainEmail } from '../profile-fields.js';
-
-export const twitterConfig = {
-  ...clientSettings('TWITTER'),
-  TWITTER_AUTHORIZATION_URL: endpoint('https://x.com/i/oauth2/authorize'),
-  TWITTER_TOKEN_URL: endpoint('https://api.x.com/2/oauth2/token'),
-  TWITTER_USERINFO_URL: endpoint('https://api.x.com/2/users/me'),
-};
 
 /**
  * X (Twitter): OAuth 2.0 with PKCE (required) and HTTP Basic client authentication. The address

@@ -1,10 +1,5 @@
-import { clientCredentials, clientSettings, optionalUrl } from '../oauth-settings.js';
+import { clientCredentials } from '../oauth-settings.js';
 import { oidcProvider } from '../oidc-provider.js';
-
-export const keycloakConfig = {
-  ...clientSettings('KEYCLOAK'),
-  KEYCLOAK_ISSUER: optionalUrl,
-};
 
 /** A Keycloak realm (KEYCLOAK_ISSUER): OpenID Connect with PKCE. */
 export const keycloak = oidcProvider({

@@ -1,0 +1,52 @@
+import type { AppContext } from '../../context.js';
+import type { Prisma, User } from '../../generated/prisma/client.js';
+
+// What a module's hooks receive and return (listed in account-hooks.ts). This file imports no
+// module, so every module can import it without importing the lists of hooks back.
+
+/** The database, or a transaction of it. */
+export type Db = Prisma.TransactionClient;
+
+/** Where a request comes from, as a session records it. */
+export interface Client {
+  userAgent: string | null;
+  /** The client's address, by the TRUST_PROXY rules (Express's req.ip). */
+  ip: string | null;
+}
+
+/** How a sign-in happened and from where. */
+export interface SignIn extends Client {
+  /** password, magic_link, passkey, or the provider or service id. */
+  method: string;
+  /** The second factor that completed the sign-in (totp, recovery_code, passkey), when one did. */
+  secondFactor?: string;
+}
+
+/** A further step a user must pass before a token is issued (for example a second factor). */
+export interface LoginChallenge {
+  mfaRequired: true;
+  mfaToken: string;
+  methods: string[];
+}
+
+/** Work that waits until every challenge is passed; `kind` names one of the deferred steps. */
+export interface PendingStep {
+  kind: string;
+  data: string;
+}
+
+/** A check every sign-in passes before a token is issued; it may answer with a challenge (two-factor). */
+export type LoginCheck = (ctx: AppContext, user: User, signIn: SignIn, pending?: PendingStep) => Promise<LoginChallenge | undefined>;
+
+/** Work on one user's rows, inside the transaction of an account event. */
+export type AccountStep = (db: Db, userId: string) => Promise<unknown>;
+
+/** Work of a take-over, inside its transaction; `ctx` for what a step needs of the app (such as a lock). */
+export type TakeOverStep = (db: Db, userId: string, ctx: AppContext) => Promise<unknown>;
+
+/** Work a first factor defers until every challenge is passed, such as the new password of a reset. */
+export interface DeferredStep {
+  kind: string;
+  /** Does the work and returns the user as it left it. */
+  run(ctx: AppContext, user: User, data: string): Promise<User>;
+}
