@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { choicesOf, projectNameOf, readAppMetadata, type AppMetadata } from './app-metadata.js';
+import { appFileReader, type AppFileReader } from './app-files.js';
+import { choicesOf, METADATA_FILE, projectNameOf, readAppMetadata, type AppMetadata } from './app-metadata.js';
 import type { Choices } from './choices.js';
 import { chooseModule, choosableModules, isChoosable } from './choosable-modules.js';
 import { developmentApiUrl } from './compose-env.js';
@@ -87,10 +87,6 @@ function withModules(choices: Choices, ids: string[], registry: ModuleRegistry, 
   return next;
 }
 
-function readIfExists(file: string): string | undefined {
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-}
-
 /** Decides what happens to one generated file, from its last render (`base`), the user's copy and the new render. */
 export function planFile(
   file: string,
@@ -129,12 +125,12 @@ export function planFile(
  * changed since the app was made. Adding modules then would rewrite some shared files to the new
  * templates and leave others old, an app that no longer builds, so `add` refuses instead.
  */
-function filesChangedSinceGeneration(appDir: string, metadata: AppMetadata, old: GeneratedProject): string[] {
+function filesChangedSinceGeneration(read: AppFileReader, metadata: AppMetadata, old: GeneratedProject): string[] {
   if (!metadata.files) return [];
   const changed: string[] = [];
   for (const [file, recorded] of Object.entries(metadata.files)) {
     const rendered = old.tree.get(file);
-    const user = readIfExists(path.join(appDir, file));
+    const user = read(file, `${METADATA_FILE} "files"`);
     if (user === undefined || contentHash(user) !== recorded) continue;
     if (rendered === undefined || rendered !== user) changed.push(file);
   }
@@ -154,7 +150,9 @@ export interface PlanAddInput {
  */
 export function planAdd(input: PlanAddInput): AddPlan {
   const appDir = path.resolve(input.appDir);
-  const metadata = readAppMetadata(appDir);
+  // Every file of the app is read through this: regular files inside the app only.
+  const read = appFileReader(appDir);
+  const metadata = readAppMetadata(appDir, read);
   const { registry } = input;
   const now = input.now ?? new Date();
   const before = choicesOf(metadata, registry);
@@ -165,7 +163,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const next = render(choices);
   // Before reading the user's files, the files the add changes: a link out of the app comes first.
   refuseLinksOutside(appDir, next.tree.paths().filter((file) => next.tree.get(file) !== old.tree.get(file)), 'create-gatekit add');
-  const stale = filesChangedSinceGeneration(appDir, metadata, old);
+  const stale = filesChangedSinceGeneration(read, metadata, old);
   if (stale.length > 0) {
     const made = metadata.generator.version;
     throw new UsageError(
@@ -181,7 +179,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const hashesRecorded = metadata.files !== undefined;
   for (const [file, content] of next.tree.entries()) {
     if (!isTracked(file)) continue;
-    const user = readIfExists(path.join(appDir, file));
+    const user = read(file);
     const base = old.tree.get(file);
     const change =
       file === 'package.json'
@@ -190,7 +188,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
     if (change) changes.push(change);
   }
 
-  const currentEnv = readIfExists(path.join(appDir, '.env'));
+  const currentEnv = read('.env');
   const env = appendMissingEnv(currentEnv, added, metadata.database);
   if (env) changes.push({ file: '.env', kind: env.kind, content: env.content });
 

@@ -664,6 +664,9 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
       [[busy], {}],
       [[target('dry-file')], {}],
       [[target('My App')], {}],
+      // npm's reserved names (issue 31, item 7): accepted before, though npm refuses them as package names.
+      [[target('node_modules')], {}],
+      [[target('favicon.ico')], {}],
       [[target('dry-pg'), '--db', 'postgresql'], { DATABASE_URL: '' }],
       [[target('dry-id'), '--auth', 'jtw'], {}],
     ];
@@ -673,8 +676,10 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
       expect(real.status, args.join(' ')).toBe(2);
       expect([dry.status, dry.stderr]).toEqual([real.status, real.stderr]);
     }
+    expect(runCli([target('node_modules'), '--yes', '--dry-run']).stderr).toContain("'node_modules' is a name npm reserves");
+    expect(existsSync(target('node_modules')) || existsSync(target('favicon.ico'))).toBe(false);
     expect(readdirSync(busy)).toEqual(['notes.txt']);
-  }, 120_000); // ten runs of the CLI
+  }, 180_000); // fifteen runs of the CLI
 
   it('help and help <command> print the help, and make no app named help', () => {
     const cwd = target('help-here');

@@ -40,7 +40,8 @@ describe('prompts check each answer as it is given (issue 24)', () => {
       ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
       [
         { waitFor: /Where should the app go\?[\s\S]*my-app/, keys: `My App${KEYS.enter}` },
-        { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}taken${KEYS.enter}` },
+        { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}node_modules${KEYS.enter}` },
+        { waitFor: /'node_modules' is a name npm reserves/, keys: `${erase}taken${KEYS.enter}` },
         { waitFor: /'taken' is a file, not a directory/, keys: `${erase}busy${KEYS.enter}` },
         // Not empty: asked to confirm, and No (the default) asks for the directory again.
         { waitFor: /busy is not empty\. Write into it anyway\?/, keys: KEYS.enter },
