@@ -8,10 +8,11 @@ import { appendMissingEnv, envValuesIn } from './merge-env.js';
 import { addMigration } from './add-migration.js';
 import { LOCKFILES } from './apply-changes.js';
 import { UsageError } from './errors.js';
-import { generateProject, oauthNextStep, type GeneratedProject } from './generate-project.js';
+import { generateProject, type GeneratedProject } from './generate-project.js';
 import { contentHash, isTracked } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
 import { mergePackageJson } from './merge-package-json.js';
+import { setupNotes } from './next-steps.js';
 import { refuseLinksOutside } from './links.js';
 import type { ModuleRegistry } from './registry.js';
 import { isAvailableAt } from './releases.js';
@@ -52,7 +53,8 @@ export interface AddPlan {
   /** Variables appended to .env (values not shown: some are secrets). */
   envAdded: string[];
   migration?: { file: string; modules: string[] };
-  nextSteps: string[];
+  /** The notes of the added modules (the commands depend on whether the add installs). */
+  notes: string[];
 }
 
 export const PROPOSAL_SUFFIX = '.gatekit-new';
@@ -199,7 +201,6 @@ export function planAdd(input: PlanAddInput): AddPlan {
   // Refused while planning, so --dry-run refuses exactly what the real run would.
   refuseLinksOutside(appDir, [...changes.map((change) => change.proposalFile ?? change.file), ...LOCKFILES], 'create-gatekit add');
   const apiUrl = developmentApiUrl(next.modules, metadata.database, currentEnv === undefined ? {} : envValuesIn(currentEnv));
-  const nextSteps = added.flatMap(({ manifest }) => [...manifest.nextSteps, ...manifest.providers.oauth.map((provider) => oauthNextStep(provider, apiUrl))]);
   return {
     appDir,
     metadata,
@@ -210,6 +211,6 @@ export function planAdd(input: PlanAddInput): AddPlan {
     changes,
     envAdded: env?.names ?? [],
     ...(migration ? { migration: { file: migration.file, modules: migration.modules } } : {}),
-    nextSteps,
+    notes: setupNotes(added, apiUrl),
   };
 }

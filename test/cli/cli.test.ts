@@ -89,6 +89,18 @@ describe('generate', () => {
     expect(result.stderr).toContain('Wrote');
   });
 
+  // Issue 31, item 9: the passkey note sat between `npm run db:migrate` and `npm run dev`.
+  it('next steps: the commands together, then the notes of the modules chosen; add prints them the same way', () => {
+    const dir = target('steps');
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--auth', 'jwt,passkey', '--no-orgs', '--no-pages', '--pm', 'npm']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Next steps:\n  cd ${dir}\n  npm install\n  npm run db:migrate\n  npm run dev\n\n  Passkeys are bound to WEBAUTHN_RP_ID`);
+    const added = runCli(['add', 'magic-link', 'github', '--cwd', dir, '--no-install', '--json']);
+    expect(added.status, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout).nextSteps).toEqual(['npm install', 'npm run db:migrate', 'npm run dev', expect.stringMatching(/^Set SMTP_\*/), expect.stringMatching(/^GitHub: /)]);
+    expect(added.stderr).toMatch(/Next steps:\n  npm install\n  npm run db:migrate\n  npm run dev\n\n  Set SMTP_\* and MAIL_FROM.*\n  GitHub: create credentials/);
+  });
+
   it('writes gatekit.json with the command that reproduces the project', () => {
     const dir = target('meta');
     expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--no-pages', '--db', 'postgresql']).status).toBe(0);
