@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fakeCommandPath } from '../helpers/fake-command.js';
 import { runCli } from '../helpers/run-cli.js';
 
 // Issue 31, item 9: Ctrl-C during install exited 1 instead of 130 once in five runs on a loaded
@@ -10,28 +11,20 @@ import { runCli } from '../helpers/run-cli.js';
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-interrupt-race-'));
 
 /**
- * A folder for PATH whose npm fails its install at once and, once the CLI has handled that exit
- * (reaped the process: `kill -0` no longer finds it), has a helper interrupt the CLI. So the
- * failure always arrives first, and the interrupt 50 ms after the CLI saw it.
+ * An npm that fails its install at once and, once the CLI has handled that exit (reaped the
+ * process: `kill -0` no longer finds it), has a helper interrupt the CLI. So the failure always
+ * arrives first, and the interrupt 50 ms after the CLI saw it.
  */
-function npmFailingBeforeTheInterrupt(): string {
-  const bin = path.join(work, 'bin');
-  mkdirSync(bin, { recursive: true });
-  const script = [
-    '#!/bin/sh',
-    '[ "$1" = --version ] && echo 11.0.0 && exit 0',
-    'cli=$PPID',
-    'me=$$',
-    '( while kill -0 "$me" 2>/dev/null; do sleep 0.01; done; sleep 0.05; kill -INT "$cli" ) </dev/null >/dev/null 2>&1 &',
-    'echo "npm error canceled" >&2',
-    'exit 1',
-  ].join('\n');
-  writeFileSync(path.join(bin, 'npm'), `${script}\n`);
-  chmodSync(path.join(bin, 'npm'), 0o755);
-  return `${bin}:${process.env.PATH}`;
-}
+const npmFailingBeforeTheInterrupt = fakeCommandPath(path.join(work, 'bin'), 'npm', [
+  '[ "$1" = --version ] && echo 11.0.0 && exit 0',
+  'cli=$PPID',
+  'me=$$',
+  '( while kill -0 "$me" 2>/dev/null; do sleep 0.01; done; sleep 0.05; kill -INT "$cli" ) </dev/null >/dev/null 2>&1 &',
+  'echo "npm error canceled" >&2',
+  'exit 1',
+]);
 
-const env = { PATH: npmFailingBeforeTheInterrupt(), npm_config_user_agent: '' };
+const env = { PATH: npmFailingBeforeTheInterrupt, npm_config_user_agent: '' };
 
 describe('an interrupt that reaches the CLI after the failure it caused is still an interrupt', () => {
   it('generate: exit 130 every time, with what is on disk and the commands that finish the job', () => {

@@ -44,6 +44,14 @@ function editMetadata(dir: string, edit: (metadata: Record<string, unknown> & { 
   writeFileSync(path.join(dir, 'gatekit.json'), JSON.stringify(metadata, null, 2));
 }
 const recordFile = (name: string) => (dir: string) => editMetadata(dir, (metadata) => (metadata.files[name] = '0123456789abcdef'));
+/** An app whose `file` is a symbolic link to /dev/zero (out of the app, and without end), named in gatekit.json's files when `recorded`. */
+const withZeroLink = (name: string, file: string, recorded = false) =>
+  app(name, (dir) => {
+    rmSync(path.join(dir, file), { force: true });
+    symlinkSync('/dev/zero', path.join(dir, file));
+    if (recorded) recordFile(file)(dir);
+  });
+const leadsOut = /is a symbolic link to \/dev\/zero, which is outside/;
 
 /** Every entry under `dir` (links as their target, folders and other kinds by kind), to prove nothing changed. */
 function contents(dir: string): Record<string, string> {
@@ -82,27 +90,18 @@ describe('add reads only regular files inside the app: a hostile gatekit.json or
       recordFile('notes')(dir);
     });
     expectRefused(fifo, path.join(fifo, 'notes'), /is a FIFO \(named pipe\), not a regular file/);
-    const linked = app('linked', (dir) => {
-      symlinkSync('/dev/zero', path.join(dir, 'zero'));
-      recordFile('zero')(dir);
-    });
-    expectRefused(linked, path.join(linked, 'zero'), /is a symbolic link to \/dev\/zero, which is outside/);
+    const linked = withZeroLink('linked', 'zero', true);
+    expectRefused(linked, path.join(linked, 'zero'), leadsOut);
   }, 120_000);
 
   it('a file the add only reads (one it does not change) that is a link out of the app', () => {
-    const dir = app('read-only-link', (dir) => {
-      rmSync(path.join(dir, 'tsconfig.json'));
-      symlinkSync('/dev/zero', path.join(dir, 'tsconfig.json'));
-    });
-    expectRefused(dir, path.join(dir, 'tsconfig.json'), /is a symbolic link to \/dev\/zero, which is outside/);
+    const dir = withZeroLink('read-only-link', 'tsconfig.json');
+    expectRefused(dir, path.join(dir, 'tsconfig.json'), leadsOut);
   }, 120_000);
 
   it('gatekit.json itself must be a regular file inside the app', () => {
-    const linked = app('metadata-link', (dir) => {
-      rmSync(path.join(dir, 'gatekit.json'));
-      symlinkSync('/dev/zero', path.join(dir, 'gatekit.json'));
-    });
-    expectRefused(linked, path.join(linked, 'gatekit.json'), /is a symbolic link to \/dev\/zero, which is outside/);
+    const linked = withZeroLink('metadata-link', 'gatekit.json');
+    expectRefused(linked, path.join(linked, 'gatekit.json'), leadsOut);
     const folder = app('metadata-folder', (dir) => {
       rmSync(path.join(dir, 'gatekit.json'));
       mkdirSync(path.join(dir, 'gatekit.json'));
