@@ -3,6 +3,7 @@ import { readAppMetadata } from '../core/app-metadata.js';
 import { applyChanges } from '../core/apply-changes.js';
 import { CancelledError, InterruptedError, StepError, UsageError } from '../core/errors.js';
 import { addableModules, planAdd, type AddPlan, type ChangeKind } from '../core/plan-add.js';
+import { nextCommands, stepList, type NextSteps } from '../core/next-steps.js';
 import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { installAndMigrate } from './project-steps.js';
 import type { Reporter } from './reporter.js';
@@ -46,7 +47,8 @@ export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
   return lines;
 }
 
-function summary(plan: AddPlan, dryRun: boolean, installed: boolean) {
+/** The JSON summary; `install`: whether the add installs (a dry run: whether the real run would). */
+function summary(plan: AddPlan, dryRun: boolean, install: boolean) {
   return {
     directory: plan.appDir,
     dryRun,
@@ -54,9 +56,14 @@ function summary(plan: AddPlan, dryRun: boolean, installed: boolean) {
     files: plan.changes.map((change) => ({ path: change.file, change: change.kind, ...(change.proposalFile ? { proposal: change.proposalFile, action: change.action } : {}) })),
     migration: plan.migration?.file ?? null,
     env: plan.envAdded,
-    installed,
-    nextSteps: plan.nextSteps,
+    installed: !dryRun && install,
+    nextSteps: stepList(nextStepsOf(plan, install)),
   };
+}
+
+/** Install and migrate unless the add did, start the app; then the added modules' notes. */
+function nextStepsOf(plan: AddPlan, installed: boolean): NextSteps {
+  return { commands: nextCommands({ pm: plan.metadata.packageManager, installed }), notes: plan.notes };
 }
 
 async function askForModules(registry: ModuleRegistry, appDir: string): Promise<string[]> {
@@ -93,8 +100,9 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
   }
   const plan = planAdd({ appDir, ids: chosen, registry });
   const lines = describePlan(plan, Boolean(flags.dryRun));
+  const install = flags.install !== false;
   if (flags.dryRun) {
-    if (flags.json) reporter.json(summary(plan, true, false));
+    if (flags.json) reporter.json(summary(plan, true, install));
     else for (const line of lines) reporter.result(line);
     return;
   }
@@ -102,7 +110,6 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
   const writes: [string, string][] = plan.changes.map((change) => [change.proposalFile ?? change.file, change.content]);
   const applied = applyChanges(appDir, writes);
   reporter.block(lines);
-  const install = flags.install !== false;
   if (install) {
     try {
       await installAndMigrate(reporter, appDir, { pm: plan.metadata.packageManager, db: plan.metadata.database }, { announce: false });
@@ -117,14 +124,8 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
     }
   }
   if (flags.json) reporter.json(summary(plan, false, install));
-  const run = plan.metadata.packageManager === 'npm' || plan.metadata.packageManager === 'bun' ? `${plan.metadata.packageManager} run` : plan.metadata.packageManager;
-  const steps = [
-    ...(install ? [] : [`${plan.metadata.packageManager} install`, `${run} db:migrate`]),
-    ...plan.nextSteps,
-    `${run} dev`,
-  ];
   const conflicts = plan.changes.filter((change) => change.kind === 'conflict').length;
   const done = `Added ${plan.requested.join(', ')}${conflicts > 0 ? `; ${conflicts} file(s) need your hand (see Action needed above)` : ''}.`;
-  reporter.finish('Next steps', steps, done);
+  reporter.finish('Next steps', nextStepsOf(plan, install), done);
   if (conflicts > 0) return CONFLICTS_LEFT;
 }

@@ -10,6 +10,7 @@ import { CURRENT_RELEASE } from '../core/releases.js';
 import { refuseLinksOutside } from '../core/links.js';
 import { checkTarget, isEmptyDirectory, writeTree } from '../core/write-tree.js';
 import { resolveSelection } from '../core/resolve-selection.js';
+import { stepList } from '../core/next-steps.js';
 import { projectNameFor, projectNameProblem } from '../core/project-name.js';
 import { isPostgresUrl, maskPassword, postgresServerProblem } from '../core/postgres-server.js';
 import { choicesFromFlags, type GenerateFlags } from './flags.js';
@@ -80,7 +81,7 @@ function summary(directory: string, project: GeneratedProject, dryRun: boolean, 
     modules: project.modules.map(moduleSummary),
     files: project.tree.entries().map(([file, content]) => ({ path: file, bytes: Buffer.byteLength(content) })),
     installed: !dryRun && choices.install,
-    nextSteps: project.nextSteps,
+    nextSteps: stepList(project.nextSteps),
   };
 }
 

@@ -5,7 +5,7 @@ import { isEmptyDirectory, targetProblem } from '../core/write-tree.js';
 import { DATABASES, type LoadedModule } from '../core/manifest.js';
 import { choosableModules, flaggedModules, supportsDatabase, type ChoosableCategory } from '../core/choosable-modules.js';
 import { developmentApiUrl } from '../core/compose-env.js';
-import { oauthCallbackUrl } from '../core/generate-project.js';
+import { oauthCallbackUrl } from '../core/next-steps.js';
 import type { ModuleRegistry } from '../core/registry.js';
 import { BASE_MODULE_ID } from '../core/resolve-selection.js';
 

@@ -1,4 +1,10 @@
 import type * as Clack from '@clack/prompts';
+import type { NextSteps } from '../core/next-steps.js';
+
+/** The next steps as lines: the commands together, then, after a blank line, the notes. */
+function stepLines(steps: NextSteps): string[] {
+  return [...steps.commands, ...(steps.notes.length > 0 ? ['', ...steps.notes] : [])];
+}
 
 /**
  * Where human output goes. With --json, stdout carries only the JSON summary and everything
@@ -16,7 +22,7 @@ export interface Reporter {
   result(text: string): void;
   json(value: unknown): void;
   /** The closing block: next steps, then the last line. */
-  finish(title: string, steps: string[], last: string): void;
+  finish(title: string, steps: NextSteps, last: string): void;
   /** clack, when a person watches a terminal: long steps show its spinner. */
   clack?: typeof Clack;
 }
@@ -33,7 +39,7 @@ export function createReporter(json: boolean, clack?: typeof Clack): Reporter {
       result: human,
       json: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
       finish: (title, steps, last) => {
-        clack.note(steps.join('\n'), title);
+        clack.note(stepLines(steps).join('\n'), title);
         clack.outro(last);
       },
     };
@@ -48,7 +54,7 @@ export function createReporter(json: boolean, clack?: typeof Clack): Reporter {
     finish: (title, steps, last) => {
       human('');
       human(`${title}:`);
-      for (const step of steps) human(`  ${step}`);
+      for (const line of stepLines(steps)) human(line && `  ${line}`);
       if (last) human(last);
     },
   };

@@ -1,11 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { appFileReader, type AppFileReader } from './app-files.js';
 import { PACKAGE_MANAGERS, type Choices } from './choices.js';
 import { choicesSelecting } from './choosable-modules.js';
 import { UsageError } from './errors.js';
 import { DATABASES, formatIssues } from './manifest.js';
+import { pathProblem } from './pack-files.js';
+import { packageNameProblem } from './project-name.js';
 import type { ModuleRegistry } from './registry.js';
+import { isTag } from './releases.js';
 
 export const METADATA_FILE = 'gatekit.json';
 
@@ -18,14 +21,33 @@ const packRefSchema = z.object({
 
 const idsSchema = z.array(z.string());
 
+/** A value checked by `problem` (a reason, or undefined when the value is fine), whose message quotes it. */
+const checkedString = (problem: (value: string) => string | undefined) =>
+  z.string().refine((value) => problem(value) === undefined, { error: (issue) => problem(String(issue.input)) });
+
+/**
+ * Each file Gatekit wrote, with its content hash. Every name must stay inside the app: `add` reads
+ * these files, and the file may come from anyone (a cloned app).
+ */
+const fileHashesSchema = z.record(z.string(), z.string()).superRefine((files, context) => {
+  for (const file of Object.keys(files)) {
+    const problem = pathProblem(file, 'the app');
+    if (problem) context.addIssue({ code: 'custom', message: `names '${file}', which ${problem}` });
+  }
+});
+
 /**
  * gatekit.json as `add` reads it; `files`, `packs`, `projectName` and `choices` are absent in apps
- * made before they existed.
+ * made before they existed. It is input like any other file of an app that may come from anyone:
+ * values that reach a path, a command printed for the user or a rendered page are checked here.
  */
 export const appMetadataSchema = z.object({
-  generator: z.object({ name: z.string(), version: z.string() }),
-  projectName: z.string().optional(),
-  templateVersion: z.string(),
+  generator: z.object({
+    name: z.string(),
+    version: checkedString((value) => (/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(value) ? undefined : `'${value}' is not a version (X.Y.Z)`)),
+  }),
+  projectName: checkedString((value) => packageNameProblem(value)).optional(),
+  templateVersion: checkedString((value) => (isTag(value) ? undefined : `'${value}' is not a release (X.Y)`)),
   database: z.enum(DATABASES),
   packageManager: z.enum(PACKAGE_MANAGERS).default('npm'),
   /** The resolved module choices (src/core/choosable-modules.ts), as the app was generated. */
@@ -35,32 +57,38 @@ export const appMetadataSchema = z.object({
   modules: z.array(z.object({ id: z.string(), category: z.string(), tag: z.string() })),
   command: z.string(),
   packs: z.array(packRefSchema).default([]),
-  files: z.record(z.string(), z.string()).optional(),
+  files: fileHashesSchema.optional(),
 });
 
 export type AppMetadata = z.infer<typeof appMetadataSchema>;
 
-export function readAppMetadata(appDir: string): AppMetadata {
-  const file = path.join(appDir, METADATA_FILE);
-  if (!existsSync(file)) {
+/** Reads and checks the app's gatekit.json (exit 2 with the reason when it is not one Gatekit can use). */
+export function readAppMetadata(appDir: string, read: AppFileReader = appFileReader(appDir)): AppMetadata {
+  const file = path.join(path.resolve(appDir), METADATA_FILE);
+  const text = read(METADATA_FILE);
+  if (text === undefined) {
     throw new UsageError(`No ${METADATA_FILE} in ${path.resolve(appDir)}: add works in an app made by create-gatekit. Run it in the app's folder or pass --cwd <app folder>.`);
   }
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}.`);
+    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}. Nothing was written.`);
   }
   const parsed = appMetadataSchema.safeParse(json);
   if (!parsed.success) {
-    throw new UsageError(`${file} is not a Gatekit metadata file (${formatIssues(parsed.error)}).`);
+    throw new UsageError(`${file} is not a Gatekit metadata file (${formatIssues(parsed.error)}). Nothing was written.`);
   }
   return parsed.data;
 }
 
 /** The project name the app was generated with (before 4.0 only in its command, after `create-gatekit`). */
 export function projectNameOf(metadata: AppMetadata): string {
-  return metadata.projectName ?? metadata.command.split(/\s+/)[2] ?? 'app';
+  if (metadata.projectName) return metadata.projectName;
+  const name = metadata.command.split(/\s+/)[2] ?? 'app';
+  const problem = packageNameProblem(name);
+  if (problem) throw new UsageError(`${METADATA_FILE} is not a Gatekit metadata file (command: the project name ${problem}). Nothing was written.`);
+  return name;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { runCommand, type Choices } from './choices.js';
+import type { Choices } from './choices.js';
 import { choicesSelecting } from './choosable-modules.js';
 import { composeEnv, developmentApiUrl } from './compose-env.js';
 import { composeGatekitJson } from './compose-gatekit-json.js';
@@ -8,7 +8,8 @@ import { composePackageJson } from './compose-package-json.js';
 import { composeReadme } from './compose-readme.js';
 import { composeSchema } from './compose-schema.js';
 import { FileTree } from './file-tree.js';
-import type { LoadedModule, OAuthProviderEntry } from './manifest.js';
+import type { LoadedModule } from './manifest.js';
+import { nextCommands, setupNotes, type NextSteps } from './next-steps.js';
 import { packageManagerFiles, packageManagerIgnores } from './package-managers.js';
 import { packsUsedBy, type ModuleRegistry } from './registry.js';
 import { buildRenderContext } from './render-context.js';
@@ -16,18 +17,6 @@ import { renderModule } from './render-module.js';
 import { reproduceCommand } from './reproduce-command.js';
 import { resolveSelection } from './resolve-selection.js';
 import { GENERATOR_VERSION } from './version.js';
-
-/** The callback URL to register at an OAuth provider, under the app's public URL. */
-export function oauthCallbackUrl(apiUrl: string, provider: Pick<OAuthProviderEntry, 'id'>): string {
-  return `${apiUrl}/api/auth/${provider.id}/callback`;
-}
-
-/** Where to create an OAuth provider's credentials (the provider's data), the callback URL to register there, and what to set. */
-export function oauthNextStep(provider: OAuthProviderEntry, apiUrl: string): string {
-  const variables = provider.requiredEnv.join(', ');
-  const where = provider.setup.console ? `at ${provider.setup.console}` : 'in your identity provider';
-  return `${provider.name}: create credentials ${where} with the callback URL ${oauthCallbackUrl(apiUrl, provider)}, then set ${variables} in .env`;
-}
 
 export interface GenerateInput {
   projectName: string;
@@ -44,7 +33,7 @@ export interface GenerateInput {
 export interface GeneratedProject {
   tree: FileTree;
   modules: LoadedModule[];
-  nextSteps: string[];
+  nextSteps: NextSteps;
 }
 
 /**
@@ -90,13 +79,9 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   tree.add('README.md', composeReadme(modules, context, { env: env.variables, endpoints: listEndpoints(openapi), command, pm: choices.pm }), 'core');
   tree.add('gatekit.json', composeGatekitJson({ projectName, choices, moduleChoices, modules, command, packs, tree }), 'core');
 
-  const run = runCommand(choices.pm);
-  const nextSteps = [
-    `cd ${input.directory ?? projectName}`,
-    ...(choices.install ? [] : [`${choices.pm} install`, `${run} db:migrate`]),
-    ...modules.flatMap((module) => module.manifest.nextSteps),
-    ...context.oauthSetup.map((provider) => oauthNextStep(provider, developmentApiUrl(modules, choices.db, input.envOverrides))),
-    `${run} dev`,
-  ];
-  return { tree, modules, nextSteps };
+  const steps = {
+    commands: nextCommands({ cd: input.directory ?? projectName, pm: choices.pm, installed: choices.install }),
+    notes: setupNotes(modules, developmentApiUrl(modules, choices.db, input.envOverrides)),
+  };
+  return { tree, modules, nextSteps: steps };
 }

@@ -47,6 +47,12 @@ export function linkLeadingOutside(root: string, relative: string): OutsideLink 
   return undefined;
 }
 
+/** "<link> is a symbolic link to <target>, which is outside <root>." (or "which does not exist"). */
+export function describeLink(root: string, found: OutsideLink): string {
+  const where = isInside(root, found.target) ? 'does not exist' : `is outside ${root}`;
+  return `${path.join(root, found.link)} is a symbolic link to ${found.target}, which ${where}.`;
+}
+
 /**
  * Refuses, before anything is written, to write any of `files` (relative to `dir`) through a
  * symbolic link that leads outside `dir`: the write would land in a file the user never meant to
@@ -58,7 +64,7 @@ export function refuseLinksOutside(dir: string, files: Iterable<string>, command
     const found = linkLeadingOutside(root, file);
     if (found) {
       throw new UsageError(
-        `${path.join(root, found.link)} is a symbolic link to ${found.target}, which is outside ${root}. ${command} never writes through a link that leads out of the app (it would write ${file} there). Nothing was written. Replace the link with a real ${found.link === file ? 'file' : 'folder'} inside the app, or remove it, and run the command again.`,
+        `${describeLink(root, found)} ${command} never writes through a link that leads out of the app (it would write ${file} there). Nothing was written. Replace the link with a real ${found.link === file ? 'file' : 'folder'} inside the app, or remove it, and run the command again.`,
       );
     }
   }

@@ -142,7 +142,10 @@ export const manifestSchema = z.object({
     .default({ methods: [], oauth: [], hosted: [] }),
   /** Templates rendered into the project. files/ always, files.<database>/ only for that database. */
   files: modulePathSchema.default('files'),
-  /** Folders rendered only when another module is chosen too, by that module's id (a page per feature). */
+  /**
+   * Folders rendered only when another module is chosen too, by that module's id (a page per
+   * feature), or by several ids joined by `+` when the files need all of them (`passkey+totp`).
+   */
   filesWith: z.record(z.string(), modulePathSchema).default({}),
   nextSteps: z.array(z.string()).default([]),
 });

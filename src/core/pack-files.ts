@@ -26,15 +26,16 @@ export function isGitName(name: string): boolean {
 }
 
 /**
- * Why a path a manifest names would not stay inside its module folder, or undefined when it does.
- * Paths are relative, with `/` between folders, never `..`, and never into a `.git` folder.
+ * Why a path a manifest (or an app's gatekit.json) names would not stay inside its folder, or
+ * undefined when it does. Paths are relative, with `/` between folders, never `..`, and never into
+ * a `.git` folder. `folder` names that folder in the answer.
  */
-export function pathProblem(value: string): string | undefined {
+export function pathProblem(value: string, folder = 'the folder'): string | undefined {
   if (value.trim() === '') return 'is empty';
   if (path.posix.isAbsolute(value) || path.win32.isAbsolute(value)) return 'is absolute';
   if (value.includes('\\')) return "uses '\\' (write folders with '/')";
   const segments = value.split('/');
-  if (segments.includes('..')) return "leaves the folder with '..'";
+  if (segments.includes('..')) return `leaves ${folder} with '..'`;
   if (segments.some(isGitName)) return 'names a .git folder';
   return undefined;
 }

@@ -36,6 +36,9 @@ function yamlMap(entries: [string, string][]): string {
  *   settings only from this file; it refuses to run scripts while package.json has `pnpm.overrides`).
  * - yarn: .yarnrc.yml with the node_modules linker; Plug'n'Play (yarn 2+'s default) breaks
  *   `prisma generate` and tools that resolve files in node_modules. Yarn 1 ignores the file.
+ *   And .yarnrc, which only yarn 1 reads, with `ignore-engines true`: yarn 1 refuses a dependency
+ *   whose `engines` does not match, where npm, pnpm and bun warn, and Prisma 7 brings
+ *   @prisma/streams-local, which declares Node.js >= 22 (used only by `prisma dev`).
  */
 export function packageManagerFiles(pm: PackageManager, packages: string[], overrides: Record<string, string>): [path: string, content: string][] {
   if (pm === 'pnpm') {
@@ -46,10 +49,22 @@ export function packageManagerFiles(pm: PackageManager, packages: string[], over
     return [['pnpm-workspace.yaml', [allowBuilds, overridesYaml].filter(Boolean).join('\n')]];
   }
   if (pm === 'yarn') {
-    return [['.yarnrc.yml', '# Plain node_modules: Prisma and other tools do not support Plug\'n\'Play.\nnodeLinker: node-modules\n']];
+    return [
+      ['.yarnrc.yml', '# Plain node_modules: Prisma and other tools do not support Plug\'n\'Play.\nnodeLinker: node-modules\n'],
+      ['.yarnrc', YARN_1_SETTINGS],
+    ];
   }
   return [];
 }
+
+/** yarn 1's settings (yarn 2+ reads only .yarnrc.yml). */
+const YARN_1_SETTINGS = [
+  '# yarn 1 reads this file (yarn 2 and later read .yarnrc.yml). Like npm, pnpm and bun, warn',
+  '# about a package whose "engines" does not match instead of refusing to install: Prisma 7',
+  '# brings @prisma/streams-local, which declares Node.js >= 22 and is used only by `prisma dev`.',
+  'ignore-engines true',
+  '',
+].join('\n');
 
 /** Lines the chosen package manager adds to .gitignore: yarn 2+'s install state is per machine. */
 export function packageManagerIgnores(pm: PackageManager): string[] {
@@ -94,8 +109,8 @@ const HOW_TO_GET: Record<PackageManager, string> = {
 };
 
 /**
- * Runs before anything is written when the CLI is to install: the chosen package manager must run,
- * and must be able to install the app on this machine's Node.js. Throws a UsageError (exit 2).
+ * Runs before anything is written when the CLI is to install: the chosen package manager must run.
+ * Throws a UsageError (exit 2).
  */
 export function checkPackageManager(pm: PackageManager): void {
   const version = packageManagerVersion(pm);
@@ -104,19 +119,4 @@ export function checkPackageManager(pm: PackageManager): void {
       `--pm ${pm}: '${pm}' cannot be run here (not found on PATH). To get it, ${HOW_TO_GET[pm]}; then run this again. Or choose another package manager with --pm, or skip the install with --no-install.`,
     );
   }
-  if (pm === 'yarn' && major(version) < 2) {
-    // yarn 1 refuses any package whose `engines` does not match, where npm, pnpm and bun warn.
-    const node = nodeVersion();
-    if (major(node) < 22) {
-      throw new UsageError(
-        `--pm yarn: yarn ${version} cannot install this app on Node.js ${node}: Prisma 7 depends on @prisma/streams-local, which declares Node.js >= 22, and yarn 1 refuses it. What works: yarn 1 on Node.js 22 or later; yarn 4 (\`npm install --global @yarnpkg/cli-dist\`); or --pm npm, pnpm or bun on Node.js ${node}.`,
-      );
-    }
-  }
-}
-
-/** The Node.js the package manager runs scripts with: the `node` on PATH, else the one running us. */
-function nodeVersion(): string {
-  const result = spawnSync('node', ['--version'], { encoding: 'utf8', timeout: 30_000, shell: process.platform === 'win32' });
-  return result.status === 0 ? result.stdout.trim().replace(/^v/, '') : process.versions.node;
 }

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { choicesOf, projectNameOf, readAppMetadata, type AppMetadata } from './app-metadata.js';
+import { appFileReader, type AppFileReader } from './app-files.js';
+import { choicesOf, METADATA_FILE, projectNameOf, readAppMetadata, type AppMetadata } from './app-metadata.js';
 import type { Choices } from './choices.js';
 import { chooseModule, choosableModules, isChoosable } from './choosable-modules.js';
 import { developmentApiUrl } from './compose-env.js';
@@ -8,10 +8,11 @@ import { appendMissingEnv, envValuesIn } from './merge-env.js';
 import { addMigration } from './add-migration.js';
 import { LOCKFILES } from './apply-changes.js';
 import { UsageError } from './errors.js';
-import { generateProject, oauthNextStep, type GeneratedProject } from './generate-project.js';
+import { generateProject, type GeneratedProject } from './generate-project.js';
 import { contentHash, isTracked } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
 import { mergePackageJson } from './merge-package-json.js';
+import { setupNotes } from './next-steps.js';
 import { refuseLinksOutside } from './links.js';
 import type { ModuleRegistry } from './registry.js';
 import { isAvailableAt } from './releases.js';
@@ -52,7 +53,8 @@ export interface AddPlan {
   /** Variables appended to .env (values not shown: some are secrets). */
   envAdded: string[];
   migration?: { file: string; modules: string[] };
-  nextSteps: string[];
+  /** The notes of the added modules (the commands depend on whether the add installs). */
+  notes: string[];
 }
 
 export const PROPOSAL_SUFFIX = '.gatekit-new';
@@ -85,10 +87,6 @@ function withModules(choices: Choices, ids: string[], registry: ModuleRegistry, 
     chooseModule(next, module);
   }
   return next;
-}
-
-function readIfExists(file: string): string | undefined {
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
 /** Decides what happens to one generated file, from its last render (`base`), the user's copy and the new render. */
@@ -129,12 +127,12 @@ export function planFile(
  * changed since the app was made. Adding modules then would rewrite some shared files to the new
  * templates and leave others old, an app that no longer builds, so `add` refuses instead.
  */
-function filesChangedSinceGeneration(appDir: string, metadata: AppMetadata, old: GeneratedProject): string[] {
+function filesChangedSinceGeneration(read: AppFileReader, metadata: AppMetadata, old: GeneratedProject): string[] {
   if (!metadata.files) return [];
   const changed: string[] = [];
   for (const [file, recorded] of Object.entries(metadata.files)) {
     const rendered = old.tree.get(file);
-    const user = readIfExists(path.join(appDir, file));
+    const user = read(file, `${METADATA_FILE} "files"`);
     if (user === undefined || contentHash(user) !== recorded) continue;
     if (rendered === undefined || rendered !== user) changed.push(file);
   }
@@ -154,7 +152,9 @@ export interface PlanAddInput {
  */
 export function planAdd(input: PlanAddInput): AddPlan {
   const appDir = path.resolve(input.appDir);
-  const metadata = readAppMetadata(appDir);
+  // Every file of the app is read through this: regular files inside the app only.
+  const read = appFileReader(appDir);
+  const metadata = readAppMetadata(appDir, read);
   const { registry } = input;
   const now = input.now ?? new Date();
   const before = choicesOf(metadata, registry);
@@ -165,7 +165,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const next = render(choices);
   // Before reading the user's files, the files the add changes: a link out of the app comes first.
   refuseLinksOutside(appDir, next.tree.paths().filter((file) => next.tree.get(file) !== old.tree.get(file)), 'create-gatekit add');
-  const stale = filesChangedSinceGeneration(appDir, metadata, old);
+  const stale = filesChangedSinceGeneration(read, metadata, old);
   if (stale.length > 0) {
     const made = metadata.generator.version;
     throw new UsageError(
@@ -181,7 +181,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const hashesRecorded = metadata.files !== undefined;
   for (const [file, content] of next.tree.entries()) {
     if (!isTracked(file)) continue;
-    const user = readIfExists(path.join(appDir, file));
+    const user = read(file);
     const base = old.tree.get(file);
     const change =
       file === 'package.json'
@@ -190,7 +190,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
     if (change) changes.push(change);
   }
 
-  const currentEnv = readIfExists(path.join(appDir, '.env'));
+  const currentEnv = read('.env');
   const env = appendMissingEnv(currentEnv, added, metadata.database);
   if (env) changes.push({ file: '.env', kind: env.kind, content: env.content });
 
@@ -201,7 +201,6 @@ export function planAdd(input: PlanAddInput): AddPlan {
   // Refused while planning, so --dry-run refuses exactly what the real run would.
   refuseLinksOutside(appDir, [...changes.map((change) => change.proposalFile ?? change.file), ...LOCKFILES], 'create-gatekit add');
   const apiUrl = developmentApiUrl(next.modules, metadata.database, currentEnv === undefined ? {} : envValuesIn(currentEnv));
-  const nextSteps = added.flatMap(({ manifest }) => [...manifest.nextSteps, ...manifest.providers.oauth.map((provider) => oauthNextStep(provider, apiUrl))]);
   return {
     appDir,
     metadata,
@@ -212,6 +211,6 @@ export function planAdd(input: PlanAddInput): AddPlan {
     changes,
     envAdded: env?.names ?? [],
     ...(migration ? { migration: { file: migration.file, modules: migration.modules } } : {}),
-    nextSteps,
+    notes: setupNotes(added, apiUrl),
   };
 }

@@ -42,11 +42,12 @@ function render(file: string, context: object, template: boolean): string {
 
 /**
  * Renders a module's files/ and files.<database>/ folders into the tree, and each of its filesWith
- * folders whose module is chosen too.
+ * folders whose modules are chosen too: a key names one module (`totp`), or several joined by `+`
+ * (`passkey+totp`), all of which must be chosen.
  */
 export function renderModule(module: LoadedModule, context: RenderContext, tree: FileTree): void {
   const { files, filesWith } = module.manifest;
-  const alongside = Object.entries(filesWith).filter(([id]) => context.modules[id]);
+  const alongside = Object.entries(filesWith).filter(([key]) => key.split('+').every((id) => context.modules[id]));
   const folders = [files, `${files}.${context.db}`, ...alongside.map(([, folder]) => folder)];
   for (const folder of folders) {
     const root = path.join(module.dir, folder);

@@ -89,6 +89,18 @@ describe('generate', () => {
     expect(result.stderr).toContain('Wrote');
   });
 
+  // Issue 31, item 9: the passkey note sat between `npm run db:migrate` and `npm run dev`.
+  it('next steps: the commands together, then the notes of the modules chosen; add prints them the same way', () => {
+    const dir = target('steps');
+    const result = runCli([dir, '--yes', '--no-install', '--no-git', '--auth', 'jwt,passkey', '--no-orgs', '--no-pages', '--pm', 'npm']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Next steps:\n  cd ${dir}\n  npm install\n  npm run db:migrate\n  npm run dev\n\n  Passkeys are bound to WEBAUTHN_RP_ID`);
+    const added = runCli(['add', 'magic-link', 'github', '--cwd', dir, '--no-install', '--json']);
+    expect(added.status, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout).nextSteps).toEqual(['npm install', 'npm run db:migrate', 'npm run dev', expect.stringMatching(/^Set SMTP_\*/), expect.stringMatching(/^GitHub: /)]);
+    expect(added.stderr).toMatch(/Next steps:\n  npm install\n  npm run db:migrate\n  npm run dev\n\n  Set SMTP_\* and MAIL_FROM.*\n  GitHub: create credentials/);
+  });
+
   it('writes gatekit.json with the command that reproduces the project', () => {
     const dir = target('meta');
     expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--no-pages', '--db', 'postgresql']).status).toBe(0);
@@ -664,6 +676,9 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
       [[busy], {}],
       [[target('dry-file')], {}],
       [[target('My App')], {}],
+      // npm's reserved names (issue 31, item 7): accepted before, though npm refuses them as package names.
+      [[target('node_modules')], {}],
+      [[target('favicon.ico')], {}],
       [[target('dry-pg'), '--db', 'postgresql'], { DATABASE_URL: '' }],
       [[target('dry-id'), '--auth', 'jtw'], {}],
     ];
@@ -673,8 +688,10 @@ describe('targets, dry runs, help, pipes and --json failures (issue 24, row 6)',
       expect(real.status, args.join(' ')).toBe(2);
       expect([dry.status, dry.stderr]).toEqual([real.status, real.stderr]);
     }
+    expect(runCli([target('node_modules'), '--yes', '--dry-run']).stderr).toContain("'node_modules' is a name npm reserves");
+    expect(existsSync(target('node_modules')) || existsSync(target('favicon.ico'))).toBe(false);
     expect(readdirSync(busy)).toEqual(['notes.txt']);
-  }, 120_000); // ten runs of the CLI
+  }, 180_000); // fifteen runs of the CLI
 
   it('help and help <command> print the help, and make no app named help', () => {
     const cwd = target('help-here');

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fakeCommandPath } from '../helpers/fake-command.js';
 import { runCli } from '../helpers/run-cli.js';
 import { KEYS, runInTerminal } from '../helpers/terminal.js';
 
@@ -10,21 +11,13 @@ const work = mkdtempSync(path.join(tmpdir(), 'gatekit-tty-'));
 
 /** A package manager that takes two seconds and succeeds, so the install step's spinner is seen without a real install. */
 function slowPackageManager(): string {
-  const bin = path.join(work, 'slow-bin');
-  mkdirSync(bin, { recursive: true });
   // It answers `npm --version` at once: the CLI checks the package manager runs before writing.
-  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = --version ] && echo 11.0.0 && exit 0\nsleep 2\nexit 0\n');
-  chmodSync(path.join(bin, 'npm'), 0o755);
-  return `${bin}:${process.env.PATH}`;
+  return fakeCommandPath(path.join(work, 'slow-bin'), 'npm', ['[ "$1" = --version ] && echo 11.0.0 && exit 0', 'sleep 2', 'exit 0']);
 }
 
 /** A package manager whose install takes a minute, so Ctrl-C lands during it. */
 function sleepingPackageManager(): string {
-  const bin = path.join(work, 'sleeping-bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\n[ "$1" = --version ] && echo 11.0.0 && exit 0\nsleep 60\nexit 0\n');
-  chmodSync(path.join(bin, 'npm'), 0o755);
-  return `${bin}:${process.env.PATH}`;
+  return fakeCommandPath(path.join(work, 'sleeping-bin'), 'npm', ['[ "$1" = --version ] && echo 11.0.0 && exit 0', 'sleep 60', 'exit 0']);
 }
 
 const INTERNAL_NAMES = ['OAuth sign-in', 'Hosted auth services', 'Hosted token exchanges'];
@@ -40,7 +33,8 @@ describe('prompts check each answer as it is given (issue 24)', () => {
       ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
       [
         { waitFor: /Where should the app go\?[\s\S]*my-app/, keys: `My App${KEYS.enter}` },
-        { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}taken${KEYS.enter}` },
+        { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}node_modules${KEYS.enter}` },
+        { waitFor: /'node_modules' is a name npm reserves/, keys: `${erase}taken${KEYS.enter}` },
         { waitFor: /'taken' is a file, not a directory/, keys: `${erase}busy${KEYS.enter}` },
         // Not empty: asked to confirm, and No (the default) asks for the directory again.
         { waitFor: /busy is not empty\. Write into it anyway\?/, keys: KEYS.enter },
@@ -100,20 +94,14 @@ describe('prompts check each answer as it is given (issue 24)', () => {
 
 /** A git whose `init` takes a minute (and says so on the terminal), so Ctrl-C lands during it. */
 function sleepingGit(): string {
-  const bin = path.join(work, 'sleeping-git-bin');
-  mkdirSync(bin, { recursive: true });
-  const script = [
-    '#!/bin/sh',
+  return fakeCommandPath(path.join(work, 'sleeping-git-bin'), 'git', [
     'for arg in "$@"; do case "$arg" in',
     '  --version) echo "git version 2.39.5"; exit 0 ;;',
     '  rev-parse|config) exit 1 ;;',
     '  init) echo "stand-in git init" > /dev/tty; sleep 60; exit 0 ;;',
     'esac; done',
     'exit 0',
-  ].join('\n');
-  writeFileSync(path.join(bin, 'git'), `${script}\n`);
-  chmodSync(path.join(bin, 'git'), 0o755);
-  return `${bin}:${process.env.PATH}`;
+  ]);
 }
 
 describe('Ctrl-C during git (issue 24, row 3)', () => {

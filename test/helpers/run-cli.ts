@@ -9,6 +9,8 @@ export const BIN = process.env[BIN_ENV] ?? path.join(ROOT, 'bin/create-gatekit.j
 
 export interface CliResult {
   status: number | null;
+  /** The signal that ended the CLI, when one did. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -22,5 +24,5 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     encoding: 'utf8',
     timeout: 600_000,
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }

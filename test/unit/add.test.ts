@@ -207,9 +207,9 @@ describe('planning an add', () => {
     const envFile = path.join(dir, '.env');
     const env = readFileSync(envFile, 'utf8');
     writeFileSync(envFile, env.replace(/^PORT=.*$/m, 'PORT=4100'));
-    expect(planAdd({ appDir: dir, ids: ['github'], registry }).nextSteps.join('\n')).toContain('callback URL http://localhost:4100/api/auth/github/callback');
+    expect(planAdd({ appDir: dir, ids: ['github'], registry }).notes.join('\n')).toContain('callback URL http://localhost:4100/api/auth/github/callback');
     writeFileSync(envFile, env.replace(/^API_URL=.*$/m, 'API_URL="https://auth.example.com"'));
-    expect(planAdd({ appDir: dir, ids: ['github'], registry }).nextSteps.join('\n')).toContain('callback URL https://auth.example.com/api/auth/github/callback');
+    expect(planAdd({ appDir: dir, ids: ['github'], registry }).notes.join('\n')).toContain('callback URL https://auth.example.com/api/auth/github/callback');
   });
 
   it('explains a folder without gatekit.json', () => {

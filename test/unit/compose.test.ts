@@ -104,7 +104,19 @@ describe('tsLiteral', () => {
 
 describe('next steps', () => {
   const steps = (envOverrides: Record<string, string>) =>
-    generateProject({ projectName: 'steps', choices: mergeChoices({ auth: ['jwt'], oauth: ['github'], install: false, git: false }), registry, envOverrides }).nextSteps.join('\n');
+    generateProject({ projectName: 'steps', choices: mergeChoices({ auth: ['jwt'], oauth: ['github'], install: false, git: false }), registry, envOverrides }).nextSteps.notes.join('\n');
+
+  // Issue 31, item 9: the passkey note sat between `npm run db:migrate` and `npm run dev`.
+  it('list the commands first and together, then the notes of the modules chosen', () => {
+    const choices = mergeChoices({ auth: ['jwt', 'passkey', 'magic-link'], oauth: ['github'], install: false, git: false, pm: 'pnpm' });
+    const { commands, notes } = generateProject({ projectName: 'steps', directory: 'apps/steps', choices, registry }).nextSteps;
+    expect(commands).toEqual(['cd apps/steps', 'pnpm install', 'pnpm db:migrate', 'pnpm dev']);
+    expect(notes).toEqual([
+      expect.stringMatching(/^Passkeys are bound to WEBAUTHN_RP_ID/),
+      expect.stringMatching(/^Set SMTP_\* and MAIL_FROM/),
+      expect.stringMatching(/^GitHub: create credentials at/),
+    ]);
+  });
 
   it("name each OAuth provider's console and the callback URL under the development .env's API_URL, else its PORT", () => {
     expect(steps({})).toContain('GitHub: create credentials at https://github.com/settings/developers with the callback URL http://localhost:3000/api/auth/github/callback');

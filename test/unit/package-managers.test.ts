@@ -26,7 +26,7 @@ describe("each package manager's own files", () => {
       ].join('\n'),
     );
     expect(JSON.parse(tree.get('package.json')!).pnpm).toBeUndefined();
-    expect(tree.has('.yarnrc.yml')).toBe(false);
+    expect(tree.has('.yarnrc.yml') || tree.has('.yarnrc')).toBe(false);
   });
 
   it('pnpm on PostgreSQL: no overrides section when nothing is forced', () => {
@@ -38,6 +38,8 @@ describe("each package manager's own files", () => {
   it('yarn: .yarnrc.yml picks the node_modules linker, and the install state is not committed', () => {
     const tree = generate('yarn');
     expect(tree.get('.yarnrc.yml')).toMatch(/^nodeLinker: node-modules$/m);
+    // yarn 1 reads .yarnrc only: it warns about engines, as npm does, instead of refusing Prisma 7 on Node 20 (issue 31).
+    expect(tree.get('.yarnrc')).toMatch(/^ignore-engines true$/m);
     expect(tree.get('.gitignore')!.split('\n')).toContain('.yarn/install-state.gz');
     expect(JSON.parse(tree.get('package.json')!).resolutions).toEqual({ '@libsql/client': '^0.18.0' });
     expect(tree.has('pnpm-workspace.yaml')).toBe(false);
@@ -46,7 +48,7 @@ describe("each package manager's own files", () => {
   it('npm and bun: package.json overrides only, no other file', () => {
     for (const pm of ['npm', 'bun'] as const) {
       const tree = generate(pm);
-      expect(tree.has('pnpm-workspace.yaml') || tree.has('.yarnrc.yml')).toBe(false);
+      expect(tree.has('pnpm-workspace.yaml') || tree.has('.yarnrc.yml') || tree.has('.yarnrc')).toBe(false);
       expect(tree.get('.gitignore')).not.toContain('.yarn');
       expect(JSON.parse(tree.get('package.json')!).overrides).toEqual({ '@libsql/client': '^0.18.0' });
     }

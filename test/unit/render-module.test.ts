@@ -31,6 +31,22 @@ describe('renderModule', () => {
     expect(render(['jwt'])).toEqual({ 'public/help.html': '<h1>Help</h1>\n', 'public/password-help.html': '<h1>Passwords of demo</h1>\n' });
     expect(render(['magic-link'])).toEqual({ 'public/help.html': '<h1>Help</h1>\n' });
   });
+
+  it('renders a filesWith folder keyed by several modules (a+b) only when all of them are chosen', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gatekit-render-'));
+    write(path.join(dir, MANIFEST_FILE), JSON.stringify({ id: 'help', name: 'Help', category: 'module', tag: '3.2', description: 'help pages', filesWith: { 'jwt+totp': 'with-jwt-totp' } }));
+    write(path.join(dir, 'with-jwt-totp/public/both.html'), '<h1>Both</h1>\n');
+    const module = loadModule(dir, 'test pack');
+    const registry = createRegistry(loadBuiltinModules());
+    const render = (ids: string[]) => {
+      const tree = new FileTree();
+      renderModule(module, buildRenderContext([module, ...ids.map((id) => registry.modules.get(id)!)], { projectName: 'demo', db: 'sqlite', generatorVersion: '0.0.0' }), tree);
+      return tree.paths();
+    };
+    expect(render(['jwt', 'totp'])).toEqual(['public/both.html']);
+    expect(render(['jwt'])).toEqual([]);
+    expect(render(['totp'])).toEqual([]);
+  });
 });
 
 describe('the pages module', () => {
@@ -53,6 +69,36 @@ describe('the pages module', () => {
     ]);
     expect(pagesOf({ auth: ['jwt'], oauth: ['github'], toggles: { orgs: false } })).toContain('public/auth/callback.html');
     expect(pagesOf({ toggles: { pages: false } })).toEqual([]);
+  });
+
+  // Issue 31, item 9: an app with passkey and pages but without totp shipped two-factor-passkey.js,
+  // which only the two-factor page (totp) loads.
+  it('ships every asset a page loads, and no asset that nothing loads, for each mix of modules', () => {
+    const reference = /(?:src|href)="\/assets\/([^"]+)"|from '\.\/([^']+)'|import\('\.\/([^']+)'\)/g;
+    for (const auth of [['jwt'], ['magic-link'], ['jwt', 'passkey'], ['magic-link', 'passkey'], ['jwt', 'magic-link', 'passkey']]) {
+      for (const hosted of [[], ['totp']]) {
+        for (const oauth of [[], ['github']]) {
+          for (const orgs of [false, true]) {
+            const choices = { auth, hosted, oauth, toggles: { orgs } };
+            const tree = generateProject({ projectName: 'demo', choices: mergeChoices(choices, { pm: 'npm' }), registry: createRegistry(loadBuiltinModules()) }).tree;
+            const shipped = tree.paths().filter((file) => file.startsWith('public/assets/'));
+            const loaded = new Set<string>();
+            const queue = tree.paths().filter((file) => file.startsWith('public/') && file.endsWith('.html'));
+            while (queue.length > 0) {
+              for (const match of tree.get(queue.pop()!)!.matchAll(reference)) {
+                const asset = `public/assets/${match[1] ?? match[2] ?? match[3]}`;
+                if (loaded.has(asset)) continue;
+                loaded.add(asset);
+                if (asset.endsWith('.js') && tree.has(asset)) queue.push(asset);
+              }
+            }
+            const selection = JSON.stringify(choices);
+            expect([...loaded].filter((asset) => !tree.has(asset)), `loaded but not shipped with ${selection}`).toEqual([]);
+            expect(shipped.filter((asset) => !loaded.has(asset)), `shipped but never loaded with ${selection}`).toEqual([]);
+          }
+        }
+      }
+    }
   });
 
   it('shows on the sign-in and account pages only the sections of the modules chosen', () => {
