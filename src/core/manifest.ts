@@ -117,6 +117,11 @@ export const manifestSchema = z.object({
   routers: z.array(routerRefSchema).default([]),
   /** A building block other modules require (the OAuth machinery): never chosen or listed on its own. */
   internal: z.boolean().default(false),
+  /**
+   * An internal module that joins the selection by itself whenever every one of these modules is
+   * chosen (organization API keys, with api-keys and orgs). It usually requires them too.
+   */
+  selectedWith: z.array(z.string()).default([]),
   /** A feature module (category module) chosen by its own flag: --orgs / --no-orgs. */
   flag: flagSchema.optional(),
   /** A second factor (TOTP): it cannot be the only way to sign in. */
@@ -198,6 +203,9 @@ export function loadModule(dir: string, source: string, options: { builtIn?: boo
   const manifest = parsed.data;
   if (manifest.flag && (manifest.category !== 'module' || manifest.internal)) {
     throw new ManifestError(`Invalid module manifest ${file}: flag: only a feature module (category module, not internal) has its own flag.`);
+  }
+  if (manifest.selectedWith.length > 0 && !manifest.internal) {
+    throw new ManifestError(`Invalid module manifest ${file}: selectedWith: only an internal module (never chosen on its own) joins the selection by itself.`);
   }
   for (const relative of [manifest.schema, manifest.openapi, manifest.readme, manifest.migrations, ...Object.values(manifest.filesWith)]) {
     if (relative && !existsSync(path.join(dir, relative))) {

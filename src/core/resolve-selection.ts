@@ -120,8 +120,30 @@ export function resolveSelection(choices: Choices, registry: ModuleRegistry): Lo
   const categoryIndex = (module: LoadedModule) => CATEGORIES.indexOf(module.manifest.category);
   const unique = [...new Set(requested)].sort((a, b) => categoryIndex(a) - categoryIndex(b));
   unique.forEach(visit);
+  addCompanions(registry, choices.templateVersion, ordered, visit);
   checkDatabaseSupport(ordered, choices.db);
   return ordered;
+}
+
+/**
+ * Adds the internal modules that join the selection by themselves (`selectedWith`), each once every
+ * module it names is in: organization API keys with api-keys and orgs. A companion may complete the
+ * list for another, so this runs until nothing more joins.
+ */
+function addCompanions(registry: ModuleRegistry, templateVersion: string, ordered: LoadedModule[], visit: (module: LoadedModule) => void): void {
+  const chosen = () => new Set(ordered.map((module) => module.manifest.id));
+  for (let added = true; added; ) {
+    added = false;
+    for (const module of registry.modules.values()) {
+      const { selectedWith, tag } = module.manifest;
+      if (selectedWith.length === 0 || ordered.includes(module) || !isAvailableAt(tag, templateVersion)) continue;
+      const ids = chosen();
+      if (selectedWith.every((id) => ids.has(id))) {
+        visit(module);
+        added = true;
+      }
+    }
+  }
 }
 
 /** Every module that owns tables must ship a migration for the chosen database. */

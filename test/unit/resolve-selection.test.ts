@@ -69,6 +69,26 @@ describe('resolveSelection', () => {
     expect(ids({ toggles: noFeatures }, createRegistry([...loadBuiltinModules(), onByDefault]))).toEqual(['base', 'jwt', 'audit-log']);
   });
 
+  it('adds an internal module that is selectedWith the chosen ones, only when every one of them is chosen', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gatekit-companion-'));
+    writeFileSync(
+      path.join(dir, MANIFEST_FILE),
+      JSON.stringify({ id: 'orgs-and-magic', name: 'Companion', category: 'module', tag: '3.2', description: 'joins orgs and magic-link', internal: true, requires: ['orgs'], selectedWith: ['orgs', 'magic-link'] }),
+    );
+    const withCompanion = createRegistry([...loadBuiltinModules(), loadModule(dir, 'test pack')]);
+    expect(ids({ auth: ['jwt', 'magic-link'], toggles: { pages: false } }, withCompanion)).toEqual(['base', 'jwt', 'magic-link', 'orgs', 'orgs-and-magic']);
+    expect(ids({ auth: ['jwt', 'magic-link'], toggles: noFeatures }, withCompanion)).not.toContain('orgs-and-magic');
+    expect(ids({ auth: ['jwt'], toggles: { pages: false } }, withCompanion)).not.toContain('orgs-and-magic');
+    // Never chosen by hand.
+    expect(usageError(() => ids({ auth: ['jwt'], modules: ['orgs-and-magic'] }, withCompanion))).toMatch(/Unknown --modules id 'orgs-and-magic'/);
+  });
+
+  it('refuses selectedWith on a module that is not internal', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gatekit-companion-'));
+    writeFileSync(path.join(dir, MANIFEST_FILE), JSON.stringify({ id: 'loud', name: 'Loud', category: 'module', tag: '3.2', description: 'x', selectedWith: ['orgs'] }));
+    expect(() => loadModule(dir, 'test pack')).toThrow(/selectedWith: only an internal module/);
+  });
+
   it('names an unknown id, suggests the closest and lists the valid ones', () => {
     const message = usageError(() => ids({ auth: ['jtw'] }));
     expect(message).toContain("'jtw'");

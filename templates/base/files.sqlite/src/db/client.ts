@@ -10,8 +10,12 @@ class SqliteAdapter extends PrismaLibSql {
   }
 }
 
-/** How long a query waits for another process's write lock before it fails with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000;
+/**
+ * How long a query waits for another process's write lock (a second instance, a script) before it
+ * fails with SQLITE_BUSY. libSQL waits inside the query, which holds this process's event loop,
+ * so the wait is kept short: another instance's transactions take milliseconds.
+ */
+const BUSY_TIMEOUT_MS = 2000;
 
 /**
  * SQLite through Prisma's libSQL adapter: its native binaries come as npm packages, so installing
