@@ -25,9 +25,11 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - secondFactors: (db, userId) => string[], further second factors the user has (a passkey), added by completeLogin to the mfa answer's methods;
  * - oauthProviders: the provider descriptions the shared OAuth module serves;
  * - expiredRows: (db, now) => { count }, deletes the module's rows that expired or were used up (tokens, challenges, sessions),
- *   at start-up and every few minutes (src/db/expired-rows.ts).
+ *   at start-up and every few minutes (src/db/expired-rows.ts);
+ * - bearerKeys: (ctx, key) => caller | null | undefined, recognises the module's own API keys for the guard
+ *   (null: one of its keys, but not a usable one; undefined: not its key).
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows'] as const;
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows', 'bearerKeys'] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
@@ -109,6 +111,11 @@ export const manifestSchema = z.object({
   schema: modulePathSchema.optional(),
   /** Back-relation fields this module's models need on User, e.g. "passwordCredential PasswordCredential?". */
   userRelations: z.array(z.string()).default([]),
+  /**
+   * Back-relation fields this module's models need on another module's model, by model name, e.g.
+   * { "Organization": ["apiKeys OrganizationApiKey[]"] }; that module's schema renders them.
+   */
+  modelRelations: z.record(z.string().regex(/^[A-Z][A-Za-z0-9]*$/), z.array(z.string())).default({}),
   /** Folder with one <database>.sql migration per supported database. */
   migrations: modulePathSchema.optional(),
   openapi: modulePathSchema.optional(),

@@ -17,6 +17,8 @@ export interface RenderContext {
   /** Each chosen OAuth provider with its setup notes, for the README. */
   oauthSetup: OAuthProviderEntry[];
   userRelations: string[];
+  /** Back-relation fields on other modules' models, by model name ({{#each modelRelations.Organization}}). */
+  modelRelations: Record<string, string[]>;
   generatorVersion: string;
 }
 
@@ -39,6 +41,10 @@ export function buildRenderContext(
     },
     oauthSetup: manifests.flatMap((manifest) => manifest.providers.oauth),
     userRelations: manifests.flatMap((manifest) => manifest.userRelations),
+    modelRelations: manifests.reduce<Record<string, string[]>>((all, manifest) => {
+      for (const [model, fields] of Object.entries(manifest.modelRelations)) all[model] = [...(all[model] ?? []), ...fields];
+      return all;
+    }, {}),
     generatorVersion: options.generatorVersion,
   };
 }

@@ -29,6 +29,8 @@ CREATE TABLE "OrgInvite" (
     "role" TEXT NOT NULL,
     "tokenHash" TEXT NOT NULL,
     "invitedById" TEXT,
+    "invitedByKeyId" TEXT,
+    "invitedByKeyName" TEXT,
     "expiresAt" TIMESTAMP(3) NOT NULL,
     "acceptedAt" TIMESTAMP(3),
     "acceptedById" TEXT,

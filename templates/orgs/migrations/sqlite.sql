@@ -27,6 +27,8 @@ CREATE TABLE "OrgInvite" (
     "role" TEXT NOT NULL,
     "tokenHash" TEXT NOT NULL,
     "invitedById" TEXT,
+    "invitedByKeyId" TEXT,
+    "invitedByKeyName" TEXT,
     "expiresAt" DATETIME NOT NULL,
     "acceptedAt" DATETIME,
     "acceptedById" TEXT,

@@ -50,3 +50,18 @@ export interface DeferredStep {
   /** Does the work and returns the user as it left it. */
   run(ctx: AppContext, user: User, data: string): Promise<User>;
 }
+
+/** An API key as the guard hands it to a route: who it acts for and what it may do. */
+export interface KeyCaller {
+  key: { id: string; name: string; scopes: string[] };
+  /** The user a user key acts as; null for an organization key, which has no user. */
+  user: User | null;
+  /** The organization an organization key acts in, with its role there; null for a user key. */
+  organization: { id: string; role: string } | null;
+}
+
+/**
+ * Recognises the API keys of one module by their prefix: the caller a key acts as; null for one of
+ * its keys that is malformed, unknown, deleted or expired; undefined for a key it did not issue.
+ */
+export type BearerKeyCheck = (ctx: AppContext, key: string) => Promise<KeyCaller | null | undefined>;

@@ -3,14 +3,25 @@ import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError, unauthenticated } from '../../http/app-error.js';
 import { verifyAccessToken } from './access-tokens.js';
+import type { KeyCaller } from './account-events.js';
+import { bearerKeyChecks } from './account-hooks.js';
 
-export interface Authentication {
+/** A request signed in with an access token. */
+export interface SessionAuthentication {
+  via: 'session';
   user: User;
   /** The session the access token belongs to (its sid). */
   sessionId: string;
   /** The session's sign-in, which refreshes do not move. */
   signedInAt: Date;
 }
+
+/** A request made with an API key, on a route that takes one. */
+export interface KeyAuthentication extends KeyCaller {
+  via: 'apiKey';
+}
+
+export type Authentication = SessionAuthentication | KeyAuthentication;
 
 declare global {
   namespace Express {
@@ -26,9 +37,15 @@ export interface GuardOptions {
    * REAUTH_MAX_AGE_MINUTES (refreshing does not count): a stolen session cannot lock the owner out.
    */
   recentSignIn?: boolean;
+  /**
+   * The route also takes an API key that holds this scope (profile:read, orgs:read…). Without it,
+   * a key gets 403 SESSION_REQUIRED: account and key management need a person signed in.
+   */
+  apiKeyScope?: string;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const BEARER = /^Bearer (\S+)$/i;
 
 /**
  * The user, provided the token's session is one of theirs and still lives: one indexed read on
@@ -40,30 +57,64 @@ function findUserWithLiveSession(ctx: AppContext, userId: string, sessionId: str
   });
 }
 
+export const sessionRequired = () =>
+  new AppError(403, 'SESSION_REQUIRED', 'This route needs a signed-in person: API keys are not accepted here.');
+
+const insufficientScope = (scope: string) =>
+  new AppError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the scope ${scope}.`, [{ path: 'scope', message: `${scope} is required` }]);
+
 const reauthRequired = () =>
   new AppError(403, 'REAUTH_REQUIRED', 'This change needs a recent sign-in. Sign in again, then retry.');
 
 /**
- * The one guard. Accepts `Authorization: Bearer <jwt>` only: HS256, valid signature, not expired,
- * issued by this server as an access token, and its session not ended.
+ * The one guard. Accepts `Authorization: Bearer <token>` only. An access token: HS256, valid
+ * signature, not expired, issued by this server as an access token, and its session not ended. An
+ * API key, on a route that names a scope: a key a module recognises (bearerKeys hook), holding it.
  */
 export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
   const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
-  return async (req, res, next) => {
-    const match = BEARER.exec(req.headers.authorization ?? '');
-    if (!match) throw unauthenticated();
-    const claims = verifyAccessToken(ctx.config, match[1]!);
+  const sessionOf = async (token: string): Promise<SessionAuthentication> => {
+    const claims = verifyAccessToken(ctx.config, token);
     if (!claims) throw unauthenticated('The token is invalid or expired.');
     const user = await findUserWithLiveSession(ctx, claims.userId, claims.sessionId);
     if (!user) throw unauthenticated('The token is invalid, expired or revoked.');
     if (options.recentSignIn && Date.now() - claims.signedInAt.getTime() > maxAgeMs) throw reauthRequired();
-    res.locals.auth = { user, sessionId: claims.sessionId, signedInAt: claims.signedInAt };
+    return { via: 'session', user, sessionId: claims.sessionId, signedInAt: claims.signedInAt };
+  };
+  const keyOf = async (token: string): Promise<KeyAuthentication> => {
+    const caller = await callerOfKey(ctx, token);
+    if (!caller) throw unauthenticated('The token is invalid, expired or revoked.');
+    if (options.apiKeyScope === undefined) throw sessionRequired();
+    if (!caller.key.scopes.includes(options.apiKeyScope)) throw insufficientScope(options.apiKeyScope);
+    return { via: 'apiKey', ...caller };
+  };
+  return async (req, res, next) => {
+    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (!token) throw unauthenticated();
+    res.locals.auth = JWT.test(token) ? await sessionOf(token) : await keyOf(token);
     next();
   };
 }
 
-/** The authenticated user of a route behind requireAuth. */
-export function currentAuth(res: Response): Authentication {
+/** Who an API key acts as, when a module recognises it as one of its usable keys. */
+async function callerOfKey(ctx: AppContext, token: string): Promise<KeyCaller | null> {
+  for (const check of bearerKeyChecks) {
+    const caller = await check(ctx, token);
+    if (caller !== undefined) return caller;
+  }
+  return null;
+}
+
+/** The signed-in session of a route behind requireAuth (which takes no API key unless it names a scope). */
+export function currentAuth(res: Response): SessionAuthentication {
+  const auth = res.locals.auth;
+  if (!auth) throw unauthenticated();
+  if (auth.via !== 'session') throw sessionRequired();
+  return auth;
+}
+
+/** Whoever is calling a route behind requireAuth with an apiKeyScope: a session or an API key. */
+export function currentCaller(res: Response): Authentication {
   if (!res.locals.auth) throw unauthenticated();
   return res.locals.auth;
 }

@@ -5,7 +5,7 @@ import type { Session } from '../../generated/prisma/client.js';
 import { invalidToken, notFound } from '../../http/app-error.js';
 import { validate } from '../../http/validate.js';
 import { tokenResponse } from './complete-login.js';
-import { currentAuth, requireAuth } from './guard.js';
+import { currentAuth, currentCaller, requireAuth, sessionRequired } from './guard.js';
 import { listProviders } from './providers.js';
 import { toPublicUser } from './public-user.js';
 import { clearRefreshCookie, readRefreshCookie, sendLoginResult, wantsCookieTransport } from './refresh-transport.js';
@@ -44,8 +44,11 @@ export function createSessionRoutes(ctx: AppContext): Router {
   const router = Router();
   const auth = requireAuth(ctx);
 
-  router.get('/api/auth/me', auth, (_req, res) => {
-    res.json({ user: toPublicUser(currentAuth(res).user) });
+  // A user's API key with profile:read may read its user; an organization's key has none.
+  router.get('/api/auth/me', requireAuth(ctx, { apiKeyScope: 'profile:read' }), (_req, res) => {
+    const { user } = currentCaller(res);
+    if (!user) throw sessionRequired();
+    res.json({ user: toPublicUser(user) });
   });
 
   // The cookie counts only with the transport header: a cross-site form cannot send one.

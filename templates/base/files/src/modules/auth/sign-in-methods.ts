@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/app-error.js';
 import type { Db } from './account-events.js';
 import { signInMethodChecks } from './account-hooks.js';
+import { lockUser } from './user-lock.js';
 
 export const lastSignInMethod = () =>
   new AppError(409, 'LAST_SIGN_IN_METHOD', 'This is your only way to sign in. Add another (a password, a passkey or a provider) before you remove it.');
@@ -15,13 +16,12 @@ async function hasWayIn(db: Db, userId: string): Promise<boolean> {
 /**
  * Removes one of the user's ways to sign in (`remove` deletes it), never the last one: when none
  * is left, the transaction rolls back with 409 LAST_SIGN_IN_METHOD. Removals of one user run one
- * after the other, so two at the same moment (a passkey and an identity) cannot each count the
- * other as the way that is left: each first writes the user's row, which on PostgreSQL locks it
- * until the transaction ends (SQLite has one writer at a time anyway).
+ * after the other (lockUser), so two at the same moment (a passkey and an identity) cannot each
+ * count the other as the way that is left.
  */
 export async function removeSignInMethod(ctx: AppContext, userId: string, remove: (db: Db) => Promise<void>): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
-    await tx.user.update({ where: { id: userId }, data: { updatedAt: new Date() } });
+    await lockUser(tx, userId);
     await remove(tx);
     if (!(await hasWayIn(tx, userId))) throw lastSignInMethod();
   });

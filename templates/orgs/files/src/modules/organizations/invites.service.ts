@@ -19,7 +19,7 @@ import {
   type MemberWithUser,
   type OrganizationView,
 } from './organization-views.js';
-import { afterCursor, toPage, type PageQuery } from './pagination.js';
+import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import { toRole, type Role } from './roles.js';
 import { TRANSACTION_OPTIONS } from './transaction-options.js';
 
@@ -66,6 +66,8 @@ export async function createInvite(ctx: AppContext, membership: MembershipWithOr
     role: input.role,
     tokenHash: hashToken(token),
     invitedById: membership.userId,
+    invitedByKeyId: membership.apiKey?.id ?? null,
+    invitedByKeyName: membership.apiKey?.name ?? null,
     expiresAt: new Date(Date.now() + ctx.config.INVITE_EXPIRY_DAYS * DAY_MS),
     acceptedAt: null,
     acceptedById: null,
@@ -76,7 +78,10 @@ export async function createInvite(ctx: AppContext, membership: MembershipWithOr
   return { invite: toInviteView(invite), inviteUrl, emailSent };
 }
 
-type InviteFields = Pick<OrgInvite, 'role' | 'tokenHash' | 'invitedById' | 'expiresAt' | 'acceptedAt' | 'acceptedById' | 'revokedAt'>;
+type InviteFields = Pick<
+  OrgInvite,
+  'role' | 'tokenHash' | 'invitedById' | 'invitedByKeyId' | 'invitedByKeyName' | 'expiresAt' | 'acceptedAt' | 'acceptedById' | 'revokedAt'
+>;
 
 /**
  * One row per organization and address: a new row, or the existing one with a new token, role and
@@ -111,7 +116,7 @@ async function sendInviteMail(ctx: AppContext, organization: Organization, invit
   const message = inviteMail({
     to: invite.email,
     organizationName: organization.name,
-    inviterName: invite.invitedBy?.name ?? invite.invitedBy?.email ?? 'Someone',
+    inviterName: invite.invitedBy?.name ?? invite.invitedBy?.email ?? invite.invitedByKeyName ?? 'Someone',
     role: toRole(invite.role),
     inviteUrl,
     expiryDays: ctx.config.INVITE_EXPIRY_DAYS,
@@ -177,7 +182,7 @@ export async function previewInvite(ctx: AppContext, token: string): Promise<Inv
   return {
     organization: { name: invite.organization.name, slug: invite.organization.slug },
     role: toRole(invite.role),
-    invitedBy: { name: invite.invitedBy?.name ?? null },
+    invitedBy: { name: invite.invitedBy?.name ?? invite.invitedByKeyName ?? null },
     expiresAt: invite.expiresAt.toISOString(),
   };
 }

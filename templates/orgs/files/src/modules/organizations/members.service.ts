@@ -4,7 +4,7 @@ import { AppError, forbidden, notFound } from '../../http/app-error.js';
 import type { Membership } from './membership.js';
 import { lockOrganization } from './organization-lock.js';
 import { toMemberView, withUser, type MemberView } from './organization-views.js';
-import { toPage, type PageQuery } from './pagination.js';
+import { toPage, type PageQuery } from '../../http/pagination.js';
 import { canRemoveMember, type Role } from './roles.js';
 import { TRANSACTION_OPTIONS } from './transaction-options.js';
 
@@ -71,7 +71,8 @@ export async function removeMember(ctx: AppContext, membership: Membership, memb
     const current = await tx.orgMember.findFirst({ where: { id: memberId, organizationId } });
     if (!current) return memberNotFound();
     if (current.role === 'owner' && (await ownerCount()) <= 1) return lastOwner();
-    const actor = await tx.orgMember.findUnique({ where: { id: membership.id } });
+    // A member's role is read again; an organization key's role never changes.
+    const actor = membership.id ? await tx.orgMember.findUnique({ where: { id: membership.id } }) : membership;
     if (!actor) return memberNotFound();
     if (!canRemoveMember(actor, current)) return cannotRemove();
     await tx.orgMember.delete({ where: { id: current.id } });
@@ -88,7 +89,7 @@ export async function changeMemberRole(ctx: AppContext, membership: Membership, 
     const current = await tx.orgMember.findFirst({ where: { id: memberId, organizationId } });
     if (!current) return memberNotFound();
     if (current.role === 'owner' && role !== 'owner' && (await ownerCount()) <= 1) return lastOwner();
-    const actor = await tx.orgMember.findUnique({ where: { id: membership.id } });
+    const actor = membership.id ? await tx.orgMember.findUnique({ where: { id: membership.id } }) : null;
     if (actor?.role !== 'owner') return forbidden('Only an owner can change roles.');
     return tx.orgMember.update({ where: { id: current.id }, data: { role }, include: withUser });
   });

@@ -28,7 +28,8 @@ export interface InviteView {
   email: string;
   role: Role;
   organizationId: string;
-  invitedBy: { id: string; name: string | null; email: string } | null;
+  /** The member who sent it, or the organization API key that did (its id and name; no email). */
+  invitedBy: { id: string; name: string | null; email: string | null } | null;
   expiresAt: string;
   acceptedAt: string | null;
 }
@@ -70,7 +71,7 @@ export function toInviteView(invite: InviteWithInviter): InviteView {
     email: invite.email,
     role: toRole(invite.role),
     organizationId: invite.organizationId,
-    invitedBy: invite.invitedBy,
+    invitedBy: invite.invitedBy ?? (invite.invitedByKeyId ? { id: invite.invitedByKeyId, name: invite.invitedByKeyName, email: null } : null),
     expiresAt: invite.expiresAt.toISOString(),
     acceptedAt: invite.acceptedAt?.toISOString() ?? null,
   };

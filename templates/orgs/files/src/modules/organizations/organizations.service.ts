@@ -2,10 +2,11 @@ import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError } from '../../http/app-error.js';
 import { isMissingRecord, isUniqueViolation } from '../../http/database-errors.js';
-import { organizationNotFound, type Membership } from './membership.js';
+import type { Authentication } from '../auth/guard.js';
+import { actingUser, organizationNotFound, type Membership } from './membership.js';
 import type { CreateOrganizationInput, UpdateOrganizationInput } from './organization.schemas.js';
 import { toOrganizationView, type OrganizationView } from './organization-views.js';
-import { afterCursor, toPage, type PageQuery } from './pagination.js';
+import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import { isValidSlug, slugFromName } from './slug.js';
 
 const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'Another organization already uses this slug.');
@@ -45,14 +46,22 @@ export async function createOrganization(ctx: AppContext, user: User, input: Cre
   return toOrganizationView(organization, 'owner');
 }
 
-/** The caller's organizations, each with the caller's role, in the order they joined them. */
+/**
+ * The caller's organizations, each with the caller's role, in the order they joined them. An
+ * organization's API key sees its own organization only.
+ */
 export async function listOrganizations(
   ctx: AppContext,
-  user: User,
+  caller: Authentication,
   page: PageQuery,
 ): Promise<{ organizations: OrganizationView[]; nextCursor: string | null }> {
+  if (caller.via === 'apiKey' && caller.organization) {
+    const { id, role } = caller.organization;
+    const organization = page.cursor ? null : await ctx.prisma.organization.findUnique({ where: { id } });
+    return { organizations: organization ? [toOrganizationView(organization, role)] : [], nextCursor: null };
+  }
   const memberships = await ctx.prisma.orgMember.findMany({
-    where: { userId: user.id, ...afterCursor(page) },
+    where: { userId: actingUser(caller).id, ...afterCursor(page) },
     include: { organization: true },
     orderBy: { id: 'asc' },
     take: page.limit + 1,

@@ -20,7 +20,7 @@ export function requireRole(role: string, allowed: readonly Role[]): void {
  * Anyone may leave; owners may remove anyone; admins may remove plain members only, never owners
  * or other admins.
  */
-export function canRemoveMember(actor: { userId: string; role: string }, target: { userId: string; role: string }): boolean {
+export function canRemoveMember(actor: { userId: string | null; role: string }, target: { userId: string; role: string }): boolean {
   if (actor.userId === target.userId) return true;
   const actorRole = toRole(actor.role);
   return actorRole === 'owner' || (actorRole === 'admin' && toRole(target.role) === 'member');
