@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { BIN, ROOT, runCli } from '../helpers/run-cli.js';
+import { CURRENT_RELEASE } from '../../src/core/releases.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-cli-'));
 const target = (name: string) => path.join(work, name);
@@ -105,7 +106,7 @@ describe('generate', () => {
     const dir = target('meta');
     expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--no-pages', '--db', 'postgresql']).status).toBe(0);
     const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
-    expect(metadata).toMatchObject({ templateVersion: '4.0', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
+    expect(metadata).toMatchObject({ templateVersion: CURRENT_RELEASE, database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
     expect(metadata.command).toContain('--no-orgs --no-pages');
     const again = target('meta-again');
     const args = metadata.command.replace('npx create-gatekit meta', again).split(' ');

@@ -30,7 +30,7 @@ describe('prompts check each answer as it is given (issue 24)', () => {
     writeFileSync(path.join(cwd, 'taken'), 'a file');
     const erase = KEYS.backspace.repeat(12);
     const { code, output } = await runInTerminal(
-      ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
+      ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--modules', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
       [
         { waitFor: /Where should the app go\?[\s\S]*my-app/, keys: `My App${KEYS.enter}` },
         { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}node_modules${KEYS.enter}` },
@@ -126,7 +126,7 @@ describe('PostgreSQL in a terminal (issue 24, row 5)', () => {
     const dir = path.join(work, 'tty-pg');
     const erase = KEYS.backspace.repeat(60);
     const { code, output } = await runInTerminal(
-      [dir, '--db', 'postgresql', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--install', '--no-git', '--pm', 'npm'],
+      [dir, '--db', 'postgresql', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--modules', '', '--no-orgs', '--no-pages', '--install', '--no-git', '--pm', 'npm'],
       [
         { waitFor: /DATABASE_URL of a running PostgreSQL server/, keys: `postgresql://app:s3cret-word@127.0.0.1:1/app${KEYS.enter}` },
         { waitFor: /postgresql:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app: cannot connect to 127\.0\.0\.1:1 \(ECONNREFUSED\)/, keys: `${erase}postgresql://postgres@127.0.0.1:5432/test${KEYS.enter}` },
@@ -149,6 +149,7 @@ describe('in a terminal', () => {
         { waitFor: /OAuth providers[\s\S]*Apple \(callback http:\/\/localhost:3000\/api\/auth\/apple\/callback\)/, keys: KEYS.down },
         { waitFor: /Discord \(callback http:\/\/localhost:3000\/api\/auth\/discord\/callback\)/, keys: `${KEYS.space}${KEYS.enter}` },
         { waitFor: /Hosted services/, keys: KEYS.enter },
+        { waitFor: /Feature modules[\s\S]*API keys/, keys: KEYS.enter },
         { waitFor: /Add organizations/, keys: KEYS.enter },
         { waitFor: /Serve built-in pages/, keys: KEYS.enter },
         { waitFor: /Database[\s\S]*sqlite[\s\S]*mysql \(unavailable: no migrations for it yet/, keys: KEYS.enter },
@@ -170,9 +171,11 @@ describe('in a terminal', () => {
     const { code, output } = await runInTerminal(
       ['add', '--cwd', dir, '--no-install'],
       [
-        { waitFor: /Modules to add[\s\S]*Apple \(oauth: /, keys: `${KEYS.space}${KEYS.enter}` },
+        // API keys comes first (the modules are listed by id); Apple is next.
+        { waitFor: /Modules to add[\s\S]*API keys \(module: [\s\S]*Apple/, keys: `${KEYS.down}${KEYS.space}${KEYS.enter}` },
         { waitFor: /Added apple/ },
       ],
+      { timeoutMs: 50_000 },
     );
     expect(code, output).toBe(0);
     expect(output).toMatch(/Adding apple \(with identities, oauth, which it needs\)/);
