@@ -42,6 +42,8 @@ export interface GuardOptions {
    * a key gets 403 SESSION_REQUIRED: account and key management need a person signed in.
    */
   apiKeyScope?: string;
+  /** The route acts on a user (GET /api/auth/me): an organization's key, which has none, gets 403 SESSION_REQUIRED. */
+  apiKeyNeedsUser?: boolean;
 }
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -84,7 +86,7 @@ export function requireAuth(ctx: AppContext, options: GuardOptions = {}): Reques
   const keyOf = async (token: string): Promise<KeyAuthentication> => {
     const caller = await callerOfKey(ctx, token);
     if (!caller) throw unauthenticated('The token is invalid, expired or revoked.');
-    if (options.apiKeyScope === undefined) throw sessionRequired();
+    if (options.apiKeyScope === undefined || (options.apiKeyNeedsUser && !caller.user)) throw sessionRequired();
     if (!caller.key.scopes.includes(options.apiKeyScope)) throw insufficientScope(options.apiKeyScope);
     return { via: 'apiKey', ...caller };
   };

@@ -45,7 +45,7 @@ export function createSessionRoutes(ctx: AppContext): Router {
   const auth = requireAuth(ctx);
 
   // A user's API key with profile:read may read its user; an organization's key has none.
-  router.get('/api/auth/me', requireAuth(ctx, { apiKeyScope: 'profile:read' }), (_req, res) => {
+  router.get('/api/auth/me', requireAuth(ctx, { apiKeyScope: 'profile:read', apiKeyNeedsUser: true }), (_req, res) => {
     const { user } = currentCaller(res);
     if (!user) throw sessionRequired();
     res.json({ user: toPublicUser(user) });
