@@ -23,6 +23,8 @@
 //   figure        gatekit                                      peer                                      bare / barePrisma
 //   healthz       GET /healthz                                 GET /ok (a trivial Express route)         GET /healthz
 //   authMe        GET /api/auth/me, Bearer JWT                 GET /api/auth/get-session, cookie         GET /users/:id
+//   authMeApiKey  GET /api/auth/me, Bearer gk_user_ API key     GET /api/auth/get-session, x-api-key (the api-key plugin,
+//                                                              enableSessionForAPIKeys, its rate limit off)
 //   guardQuery                                                                                           GET /users/:id/sessions/:sid
 //   findUnique                                                                                           GET /users/:id/unique
 //   refresh       POST /api/auth/refresh, one session per connection, each request rotating the token the
@@ -72,6 +74,7 @@ const SCALE = Number(process.env.BENCH_HTTP_SCALE ?? 1);
 const REQUESTS = {
   healthz: Math.round(12_000 * SCALE),
   authMe: Math.round(4_000 * SCALE),
+  authMeApiKey: Math.round(4_000 * SCALE),
   guardQuery: Math.round(4_000 * SCALE),
   findUnique: Math.round(4_000 * SCALE),
   members: Math.round(1_500 * SCALE),
@@ -162,6 +165,10 @@ async function runOn(root, db, peer) {
         gatekit: { path: '/api/auth/me', headers: gatekit.bearer },
         peer: { path: '/api/auth/get-session', headers: peerSeed.cookie },
         barePrisma: { path: `/users/${gatekit.userId}` },
+      },
+      authMeApiKey: {
+        gatekit: { path: '/api/auth/me', headers: gatekit.apiKey },
+        peer: { path: '/api/auth/get-session', headers: peerSeed.apiKey },
       },
       guardQuery: { barePrisma: { path: `/users/${gatekit.userId}/sessions/${sessionId}` } },
       findUnique: { barePrisma: { path: `/users/${gatekit.userId}/unique` } },

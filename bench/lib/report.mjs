@@ -11,6 +11,10 @@ export const TARGETS = {
   peakRssVsPeerAtMost: 1,
   coldStartVsPeerAtMost: 1,
   authMeCpuAboveBarePrismaReadUsAtMost: 60,
+  /** Issue 32: /me with an API key costs at most 1.2x the server CPU of /me with an access token… */
+  authMeApiKeyCpuVsTokenAtMost: 1.2,
+  /** …and serves at least 2x the requests of Better Auth's api-key get-session. */
+  authMeApiKeyVsPeerAtLeast: 2,
 };
 
 function check(figure, value, comparison, target, detail = {}) {
@@ -50,6 +54,11 @@ export function judge({ figures, runsOf, memory, coldStartMs }) {
     throughput('/healthz ÷ bare Express 5 + helmet', 'healthz', 'gatekit', 'bare', TARGETS.healthzVsBareAtLeast),
     check('peak RSS ÷ peer', round2(memory.gatekit.peakMiB / memory.peer.peakMiB), '≤', TARGETS.peakRssVsPeerAtMost, { of: `${memory.gatekit.peakMiB} ÷ ${memory.peer.peakMiB} MiB` }),
     check('cold start ÷ peer', round2(coldStartMs.gatekit.medianMs / coldStartMs.peer.medianMs), '≤', TARGETS.coldStartVsPeerAtMost, { of: `${coldStartMs.gatekit.medianMs} ÷ ${coldStartMs.peer.medianMs} ms` }),
+    check('/me with a key ÷ with a token, CPU', round2(cpu('authMeApiKey', 'gatekit') / cpu('authMe', 'gatekit')), '≤', TARGETS.authMeApiKeyCpuVsTokenAtMost, {
+      of: `${cpu('authMeApiKey', 'gatekit')} ÷ ${cpu('authMe', 'gatekit')} µs per request`,
+      perRound: runsOf['authMeApiKey.gatekit'].map((run, i) => round2(run.serverCpuUsPerRequest / runsOf['authMe.gatekit'][i].serverCpuUsPerRequest)),
+    }),
+    throughput('/me with a key ÷ peer api-key session', 'authMeApiKey', 'gatekit', 'peer', TARGETS.authMeApiKeyVsPeerAtLeast),
     check('/me CPU above bare Prisma read (µs)', cpu('authMe', 'gatekit') - cpu('authMe', 'barePrisma'), '≤', TARGETS.authMeCpuAboveBarePrismaReadUsAtMost, {
       perRound: meCpu.map((us, i) => Math.round(us - readCpu[i])),
       of: `${cpu('authMe', 'gatekit')} − ${cpu('authMe', 'barePrisma')} µs per request`,
@@ -90,6 +99,7 @@ export function formatDatabase(result) {
     `  ${row(['figure', 'gatekit', 'better auth peer', 'bare express (+ helmet | prisma read)'], widths)}`,
     `  ${row(['/healthz  (peer: /ok)', cell(e.healthz.gatekit), cell(e.healthz.peer), cell(e.healthz.bare)], widths)}`,
     `  ${row(['/api/auth/me (get-session | by id)', cell(e.authMe.gatekit), cell(e.authMe.peer), cell(e.authMe.barePrisma)], widths)}`,
+    `  ${row(['/api/auth/me with an API key', cell(e.authMeApiKey.gatekit), cell(e.authMeApiKey.peer), ''], widths)}`,
     `  ${row(["the guard's query, bare", '', '', cell(e.guardQuery.barePrisma)], widths)}`,
     `  ${row(['findUnique by id, bare', '', '', cell(e.findUnique.barePrisma)], widths)}`,
     `  ${row(['members, limit 50, 10k org', cell(e.members.gatekit), cell(e.members.peer), ''], widths)}`,

@@ -52,7 +52,9 @@ export async function seedGatekit(url, databases) {
     const signedIn = await json(await post(`${url}/api/auth/login`, { email: 'bench-owner@example.com', password: PASSWORD }), 200, 'gatekit login');
     refreshTokens.push(signedIn.refreshToken);
   }
-  return { userId, organizationId, bearer, refreshTokens, email: 'bench-owner@example.com', password: PASSWORD, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
+  const madeKey = await json(await post(`${url}/api/auth/api-keys`, { name: 'bench' }, bearer), 201, 'gatekit API key');
+  const apiKey = { authorization: `Bearer ${madeKey.key}` };
+  return { userId, organizationId, bearer, apiKey, refreshTokens, email: 'bench-owner@example.com', password: PASSWORD, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
 }
 
 /** Better Auth: sign-up (session cookie), the organization through its plugin, then copies in its own tables. */
@@ -82,7 +84,8 @@ export async function seedPeer(url, databases) {
   } finally {
     await rows.close();
   }
-  return { userId, organizationId, cookie };
+  const madeKey = await json(await post(`${url}/api/auth/api-key/create`, { name: 'bench' }, { ...origin, ...cookie }), 200, 'peer API key');
+  return { userId, organizationId, cookie, apiKey: { 'x-api-key': madeKey.key } };
 }
 
 /** Each server answers what was seeded, before anything is measured. */
@@ -93,6 +96,8 @@ export async function checkSeeded(get, endpoints, { gatekit, peer }) {
   if (read.user?.id !== gatekit.userId) throw new Error('bare Prisma read does not return the registered user');
   const session = await get('peer', endpoints.authMe.peer);
   if (session?.user?.id !== peer.userId) throw new Error('peer get-session does not return the signed-up user');
+  if ((await get('gatekit', endpoints.authMeApiKey.gatekit)).user?.id !== gatekit.userId) throw new Error('gatekit /api/auth/me with the API key does not return its user');
+  if ((await get('peer', endpoints.authMeApiKey.peer))?.user?.id !== peer.userId) throw new Error('peer get-session with the API key does not return its user');
   const gatekitPage = await get('gatekit', endpoints.members.gatekit);
   if (gatekitPage.members?.length !== 50 || !gatekitPage.nextCursor) throw new Error('gatekit: the members page is not what was seeded');
   const peerPage = await get('peer', endpoints.members.peer);

@@ -12,12 +12,16 @@
 //
 // Settings that differ from Better Auth's defaults, and why:
 // - rateLimit disabled: the generated app runs with RATE_LIMIT_MAX=0 in the benchmark.
+// - the api-key plugin (@better-auth/api-key, its counterpart of the generated app's API keys) with
+//   enableSessionForAPIKeys, so get-session takes an x-api-key header, and its own rate limit (10
+//   requests a day per key by default) off.
 // - telemetry disabled (already its default; stated so that nothing tries the network).
 // Everything else is the default: sessions are read from the database on every get-session
 // (no cookie cache), as the generated app's guard reads its token row on every request; no request
 // logging (Better Auth has none; the generated app logs one JSON line per request at info).
 import express from 'express';
 import { betterAuth } from 'better-auth';
+import { apiKey } from '@better-auth/api-key';
 import { organization } from 'better-auth/plugins';
 import { toNodeHandler } from 'better-auth/node';
 import { getMigrations } from 'better-auth/db/migration';
@@ -52,7 +56,7 @@ export const authOptions = {
   secret,
   database,
   emailAndPassword: { enabled: true },
-  plugins: [organization()],
+  plugins: [organization(), apiKey({ enableSessionForAPIKeys: true, rateLimit: { enabled: false } })],
   rateLimit: { enabled: false },
   telemetry: { enabled: false },
 };
