@@ -8,7 +8,7 @@
 //   gatekit     the app `create-gatekit --config fixtures/full.json` generates (every module,
 //               organizations included; for PostgreSQL the same config with "db": "postgresql"),
 //               built, its `npm start` command run without npm, NODE_ENV=production,
-//               RATE_LIMIT_MAX=0, LOG_LEVEL unset, so the app's default (info: one JSON line per
+//               RATE_LIMIT_MAX=0, API_KEY_RATE_LIMIT=0, LOG_LEVEL unset, so the app's default (info: one JSON line per
 //               request, written to /dev/null), no Redis, no SMTP.
 //   peer        bench/peer/server.mjs: Better Auth 1.7 (email and password, organization plugin) on
 //               Express 5, mounted with app.all('/api/auth/*splat', toNodeHandler(auth)), on
@@ -139,6 +139,8 @@ async function runOn(root, db, peer) {
       JWT_SECRET: randomBytes(48).toString('base64'),
       TOTP_ENCRYPTION_KEY: randomBytes(48).toString('base64'),
       RATE_LIMIT_MAX: '0',
+      // The peer's api-key plugin runs with its rate limit off too.
+      API_KEY_RATE_LIMIT: '0',
     };
     const peerEnv = { ...baseEnv(), ...databases.peerEnv, BETTER_AUTH_SECRET: randomBytes(48).toString('base64') };
     const specs = {
@@ -265,7 +267,7 @@ async function runOn(root, db, peer) {
     return {
       database: db,
       compared: {
-        gatekit: `create-gatekit --config fixtures/${app.fixture}.json${db === 'sqlite' ? '' : ` with "db": "${db}"`} (${app.regenerated ? 'regenerated this run' : `prepared app at ${app.dir}`}), ${['node', ...specs.gatekit.nodeArgs, specs.gatekit.script].join(' ')} (its npm start without npm), NODE_ENV=production, RATE_LIMIT_MAX=0, LOG_LEVEL default (info, one line per request to /dev/null)`,
+        gatekit: `create-gatekit --config fixtures/${app.fixture}.json${db === 'sqlite' ? '' : ` with "db": "${db}"`} (${app.regenerated ? 'regenerated this run' : `prepared app at ${app.dir}`}), ${['node', ...specs.gatekit.nodeArgs, specs.gatekit.script].join(' ')} (its npm start without npm), NODE_ENV=production, RATE_LIMIT_MAX=0, API_KEY_RATE_LIMIT=0, LOG_LEVEL default (info, one line per request to /dev/null)`,
         gatekitVersions: Object.fromEntries(
           ['express', 'helmet', '@prisma/client', '@prisma/adapter-libsql', '@libsql/client', '@prisma/adapter-pg', 'pg', 'jsonwebtoken', 'pino'].map((name) => [name, versionOf(app.dir, name)]).filter(([, version]) => version),
         ),
