@@ -69,9 +69,10 @@ describe('making a key', () => {
 
   it('takes scopes, refuses an unknown one, and expires after expiresInDays', async () => {
     const signedIn = await createUserWithToken(app);
-    const unknown = await call(app, '/api/auth/api-keys', signedIn.token, 'POST', { name: 'x', scopes: ['admin:all'] });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.error.code).toBe('VALIDATION_ERROR');
+    for (const scopes of [['admin:all'], [], 'orgs:read', [7]]) {
+      const refused = await call(app, '/api/auth/api-keys', signedIn.token, 'POST', { name: 'x', scopes });
+      expect([refused.status, refused.body.error.code], JSON.stringify(scopes)).toEqual([400, 'VALIDATION_ERROR']);
+    }
     for (const expiresInDays of [0, 366, 1.5]) {
       expect((await call(app, '/api/auth/api-keys', signedIn.token, 'POST', { name: 'x', expiresInDays })).status).toBe(400);
     }

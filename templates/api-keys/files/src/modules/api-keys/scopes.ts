@@ -17,6 +17,7 @@ export function scopesField(config: Config) {
   const known = knownScopes(config);
   return z
     .array(z.string({ error: 'each scope must be a string' }), { error: 'scopes must be a list of scopes' })
+    .min(1, 'scopes lists no scope: omit it for the read scopes')
     .max(100, 'scopes lists too many scopes')
     .refine((scopes) => scopes.every((scope) => known.includes(scope)), `scopes must be among: ${known.join(', ')}`)
     .transform((scopes) => [...new Set(scopes)]);
