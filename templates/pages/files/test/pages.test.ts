@@ -38,6 +38,21 @@ describe('built-in pages', () => {
     }
   });
 
+  it('has every script and stylesheet a page names, and every module a script imports', async () => {
+    const assets = new Set<string>();
+    for (const { file } of listPages()) {
+      const html = readFileSync(path.join(PUBLIC_DIR, file), 'utf8');
+      for (const [, asset] of html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)) assets.add(asset!);
+    }
+    // A Set's loop also visits what it adds: the imports of imports.
+    for (const asset of assets) {
+      const response = await app.request(`/${asset}`);
+      expect(response.status, asset).toBe(200);
+      if (!asset.endsWith('.js')) continue;
+      for (const [, imported] of (await response.text()).matchAll(/from '\.\/([\w-]+\.js)'/g)) assets.add(`assets/${imported}`);
+    }
+  });
+
   it('serves assets with their type, and nothing outside public/assets', async () => {
     const css = await app.request('/assets/pages.css');
     expect(css.status).toBe(200);

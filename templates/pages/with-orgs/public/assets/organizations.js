@@ -1,6 +1,7 @@
 /**
  * /organizations: the caller's organizations and a form to create one; with ?id=, that
  * organization's members and, for owners and admins, its pending invites, invite and revoke.
+ * Other sections of the page (API keys) have scripts of their own that call `onOrganization`.
  */
 import { api, signedIn } from './api.js';
 import { signInFirst } from './session.js';
@@ -9,6 +10,14 @@ import { actionButton, el, onSubmit, showError, showNotice } from './ui.js';
 const ROLES = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 const alert = document.getElementById('page-alert');
 const selectedId = new URLSearchParams(location.search).get('id');
+const listeners = [];
+let shown;
+
+/** Calls `listener(organization)` with the organization of ?id= (and the caller's role) once it is shown. */
+export function onOrganization(listener) {
+  listeners.push(listener);
+  if (shown) listener(shown);
+}
 
 async function showList() {
   const { organizations } = await api('/api/organizations?limit=200');
@@ -68,7 +77,8 @@ async function showOrganization(id) {
   document.querySelector('#invite-role option[value="admin"]').disabled = organization.role !== 'owner';
   document.getElementById('organization').hidden = false;
   if (manages) await showInvites(organization.id);
-  return organization;
+  shown = organization;
+  for (const listener of listeners) listener(organization);
 }
 
 onSubmit(document.getElementById('create-form'), async ({ name, slug }) => {
