@@ -142,6 +142,11 @@ export const manifestSchema = z.object({
    * takes its types from account-events.ts and never imports a list back.
    */
   hooks: z.partialRecord(z.enum(HOOKS), z.array(importRefSchema)).default({}),
+  /**
+   * The actions this module's code records as events (auth.signed_in, api_key.created…): the one
+   * place a module declares them. The audit module lists every chosen module's actions.
+   */
+  events: z.array(z.string().regex(/^[a-z][a-z_]*\.[a-z][a-z_]*$/, 'an event action is area.what_happened, e.g. api_key.created')).default([]),
   /** Zod object shapes merged into the app's config schema. */
   config: z.array(importRefSchema).default([]),
   /** Entries for GET /api/auth/providers. */

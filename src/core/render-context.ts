@@ -17,6 +17,8 @@ export interface RenderContext {
   /** Each chosen OAuth provider with its setup notes, for the README. */
   oauthSetup: OAuthProviderEntry[];
   userRelations: string[];
+  /** Every event action the chosen modules declare, in module order. */
+  events: string[];
   /** Back-relation fields on other modules' models, by model name ({{#each modelRelations.Organization}}). */
   modelRelations: Record<string, string[]>;
   generatorVersion: string;
@@ -41,6 +43,7 @@ export function buildRenderContext(
     },
     oauthSetup: manifests.flatMap((manifest) => manifest.providers.oauth),
     userRelations: manifests.flatMap((manifest) => manifest.userRelations),
+    events: manifests.flatMap((manifest) => manifest.events),
     modelRelations: manifests.reduce<Record<string, string[]>>((all, manifest) => {
       for (const [model, fields] of Object.entries(manifest.modelRelations)) all[model] = [...(all[model] ?? []), ...fields];
       return all;

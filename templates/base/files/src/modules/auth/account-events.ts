@@ -65,3 +65,26 @@ export interface KeyCaller {
  * its keys that is malformed, unknown, deleted or expired; undefined for a key it did not issue.
  */
 export type BearerKeyCheck = (ctx: AppContext, key: string) => Promise<KeyCaller | null | undefined>;
+
+/** Who did something: a user, an API key, an admin (acting on someone else, or impersonating), or the app itself. */
+export interface Actor {
+  type: 'user' | 'apiKey' | 'admin' | 'system';
+  id: string | null;
+}
+
+/**
+ * Something that happened to an account, an organization or a key, as an audit log records it.
+ * `action` is one of the names the modules' manifests declare (`events`); `metadata` names
+ * things (a method, a reason, a role), never a password, token, code or secret.
+ */
+export interface AccountEvent {
+  action: string;
+  actor: Actor;
+  target?: { type: string; id: string } | null;
+  organizationId?: string | null;
+  client?: Client | null;
+  metadata?: Record<string, string | number | boolean | null>;
+}
+
+/** Records an event inside the transaction of the change it describes (the audit module's hook). */
+export type EventRecorder = (db: Db, event: AccountEvent, ctx: AppContext) => Promise<void>;

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { AuditEvent } from '../../generated/prisma/client.js';
+import type { Db } from '../auth/account-events.js';
+
+/** What the first event follows: no event. */
+export const GENESIS_HASH = '0'.repeat(64);
+const CHAIN_ID = 1;
+
+/** An event's fields that its hash covers: every column but the hashes themselves. */
+type Hashed = Pick<AuditEvent, 'id' | 'seq' | 'occurredAt' | 'action' | 'actorType' | 'actorId' | 'targetType' | 'targetId' | 'organizationId' | 'ip' | 'userAgent' | 'metadata'>;
+
+/** The event as JSON with its keys sorted, so that the same event always hashes the same. */
+function canonicalJson(event: Hashed): string {
+  const fields: Record<string, unknown> = { ...event, occurredAt: event.occurredAt.toISOString() };
+  return JSON.stringify(Object.fromEntries(Object.keys(fields).sort().map((key) => [key, fields[key]])));
+}
+
+/** SHA-256 of the previous event's hash followed by this event's canonical JSON. */
+export function hashEvent(prevHash: string, event: Hashed): string {
+  return createHash('sha256').update(prevHash).update(canonicalJson(event)).digest('hex');
+}
+
+/**
+ * Appends an event to the chain, inside the caller's transaction. The chain row is written first:
+ * on PostgreSQL that locks it until the transaction ends, so events of concurrent requests and of
+ * every instance take consecutive places one at a time (SQLite has one writer anyway).
+ */
+export async function appendToChain(db: Db, event: Omit<Hashed, 'seq'>): Promise<AuditEvent> {
+  const chain = await db.auditChain.upsert({
+    where: { id: CHAIN_ID },
+    create: { id: CHAIN_ID, lastSeq: 1, lastHash: GENESIS_HASH, firstSeq: 1, firstPrevHash: GENESIS_HASH },
+    update: { lastSeq: { increment: 1 } },
+  });
+  const chained = { ...event, seq: chain.lastSeq };
+  const hash = hashEvent(chain.lastHash, chained);
+  const created = await db.auditEvent.create({ data: { ...chained, prevHash: chain.lastHash, hash } });
+  await db.auditChain.update({ where: { id: CHAIN_ID }, data: { lastHash: hash } });
+  return created;
+}
+
+export type ChainProblem = { seq: number; id: string | null; problem: 'changed' | 'removed' | 'inserted' };
+
+/**
+ * Checks the chain from its oldest kept event to its end, reading it a page at a time. Returns how
+ * many events hold, or the first event that was changed, removed or inserted.
+ */
+export async function verifyChain(db: Db): Promise<{ events: number } | ChainProblem> {
+  const chain = await db.auditChain.findUnique({ where: { id: CHAIN_ID } });
+  if (!chain) {
+    const stray = await db.auditEvent.findFirst({ orderBy: { seq: 'asc' } });
+    return stray ? { seq: stray.seq, id: stray.id, problem: 'inserted' } : { events: 0 };
+  }
+  let expectedSeq = chain.firstSeq;
+  let expectedPrev = chain.firstPrevHash;
+  let count = 0;
+  for (;;) {
+    const page = await db.auditEvent.findMany({ where: { seq: { gte: expectedSeq } }, orderBy: { seq: 'asc' }, take: 1000 });
+    if (page.length === 0) break;
+    for (const event of page) {
+      if (event.seq > chain.lastSeq) return { seq: event.seq, id: event.id, problem: 'inserted' };
+      if (event.seq !== expectedSeq) return { seq: expectedSeq, id: null, problem: 'removed' };
+      if (hashEvent(event.prevHash, event) !== event.hash) return { seq: event.seq, id: event.id, problem: 'changed' };
+      if (event.prevHash !== expectedPrev) return { seq: event.seq, id: event.id, problem: 'inserted' };
+      expectedPrev = event.hash;
+      expectedSeq += 1;
+      count += 1;
+    }
+  }
+  const before = await db.auditEvent.findFirst({ where: { seq: { lt: chain.firstSeq } }, orderBy: { seq: 'asc' } });
+  if (before) return { seq: before.seq, id: before.id, problem: 'inserted' };
+  if (expectedSeq <= chain.lastSeq) return { seq: expectedSeq, id: null, problem: 'removed' };
+  if (expectedPrev !== chain.lastHash) return { seq: chain.lastSeq, id: null, problem: 'changed' };
+  return { events: count };
+}
+
+/**
+ * Deletes the events that occurred before `before`, from the start of the chain only, and moves the
+ * chain's start to the oldest kept event, so what is kept still verifies from there. Run it in a
+ * transaction.
+ */
+export async function pruneChain(db: Db, before: Date): Promise<number> {
+  const newest = await db.auditEvent.findFirst({ where: { occurredAt: { lt: before } }, orderBy: { seq: 'desc' }, select: { seq: true } });
+  if (!newest) return 0;
+  // Written first, like an append, so no event is chained while the start moves.
+  const chain = await db.auditChain.update({ where: { id: CHAIN_ID }, data: { firstSeq: newest.seq + 1 } });
+  const kept = await db.auditEvent.findUnique({ where: { seq: newest.seq + 1 }, select: { prevHash: true } });
+  const { count } = await db.auditEvent.deleteMany({ where: { seq: { lte: newest.seq } } });
+  await db.auditChain.update({ where: { id: CHAIN_ID }, data: { firstPrevHash: kept?.prevHash ?? chain.lastHash } });
+  return count;
+}

@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import type { AccountEvent, Db } from '../auth/account-events.js';
+import { AUDIT_ACTIONS } from './audit-actions.js';
+import { appendToChain } from './audit-chain.js';
+
+/** Metadata may name things, never carry them: these keys are refused whatever module sends them. */
+const SECRET_KEYS = /password|token|secret|^code$|recoveryCode|hash/i;
+
+/**
+ * The events hook (events.ts): records an event in the caller's transaction, so the change and its
+ * event commit together or not at all, and with webhooks on puts it in the outbox in the same
+ * transaction, so a restart loses none.
+ */
+export async function recordAuditEvent(db: Db, event: AccountEvent, ctx: AppContext): Promise<void> {
+  if (!AUDIT_ACTIONS.includes(event.action)) throw new Error(`The audit event ${event.action} is declared by no module (the manifests' events)`);
+  const metadata = event.metadata ?? {};
+  const secret = Object.keys(metadata).find((key) => SECRET_KEYS.test(key));
+  if (secret) throw new Error(`The audit event ${event.action} carries '${secret}' in its metadata; events never hold secrets`);
+  const created = await appendToChain(db, {
+    id: randomUUID(),
+    occurredAt: new Date(),
+    action: event.action,
+    actorType: event.actor.type,
+    actorId: event.actor.id,
+    targetType: event.target?.type ?? null,
+    targetId: event.target?.id ?? null,
+    organizationId: event.organizationId ?? null,
+    ip: event.client?.ip ?? null,
+    userAgent: event.client?.userAgent ?? null,
+    metadata: JSON.stringify(metadata),
+  });
+  if (ctx.config.AUDIT_WEBHOOK_URL && ctx.config.AUDIT_WEBHOOK_SECRET) {
+    await db.auditDelivery.create({ data: { eventId: created.id, nextAttemptAt: created.occurredAt } });
+  }
+}
