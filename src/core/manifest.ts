@@ -35,8 +35,12 @@ const envVarSchema = z.object({
   comment: z.string().min(1),
   /** Value shown in .env.example; an object gives one value per database. */
   example: z.union([z.string(), z.partialRecord(z.enum(DATABASES), z.string())]).default(''),
-  /** Value written to the development .env; defaults to the example. "<secret>" writes a fresh random 384-bit value (base64url). */
-  dev: z.union([z.string(), z.literal('<secret>')]).optional(),
+  /**
+   * Value written to the development .env; defaults to the example. "<secret>" writes a fresh
+   * random 384-bit value (base64url), "<key-encryption-key>" a fresh KEY_ENCRYPTION_KEYS entry
+   * (`k1:` and 256 random bits in base64).
+   */
+  dev: z.string().optional(),
 });
 
 /** An OAuth provider as /api/auth/providers, the README and the next steps describe it. */

@@ -44,15 +44,15 @@ const reauthRequired = () =>
   new AppError(403, 'REAUTH_REQUIRED', 'This change needs a recent sign-in. Sign in again, then retry.');
 
 /**
- * The one guard. Accepts `Authorization: Bearer <jwt>` only: HS256, valid signature, not expired,
- * issued by this server as an access token, and its session not ended.
+ * The one guard. Accepts `Authorization: Bearer <jwt>` only: JWT_ALGORITHM, valid signature, not
+ * expired, issued by this server as an access token, and its session not ended.
  */
 export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
   const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
   return async (req, res, next) => {
     const match = BEARER.exec(req.headers.authorization ?? '');
     if (!match) throw unauthenticated();
-    const claims = verifyAccessToken(ctx.config, match[1]!);
+    const claims = await verifyAccessToken(ctx, match[1]!);
     if (!claims) throw unauthenticated('The token is invalid or expired.');
     const user = await findUserWithLiveSession(ctx, claims.userId, claims.sessionId);
     if (!user) throw unauthenticated('The token is invalid, expired or revoked.');
