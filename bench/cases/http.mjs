@@ -9,7 +9,9 @@
 //               organizations included; for PostgreSQL the same config with "db": "postgresql"),
 //               built, its `npm start` command run without npm, NODE_ENV=production,
 //               RATE_LIMIT_MAX=0, LOG_LEVEL unset, so the app's default (info: one JSON line per
-//               request, written to /dev/null), no Redis, no SMTP.
+//               request, written to /dev/null), no Redis, no SMTP. Access tokens HS256 (the default).
+//   gatekitEdDSA  a second process of the same app on the same database with JWT_ALGORITHM=EdDSA
+//               (and KEY_ENCRYPTION_KEYS): the /me figure with tokens signed by its Ed25519 key.
 //   peer        bench/peer/server.mjs: Better Auth 1.7 (email and password, organization plugin) on
 //               Express 5, mounted with app.all('/api/auth/*splat', toNodeHandler(auth)), on
 //               better-sqlite3 or on pg's Pool, NODE_ENV=production, rate limit off, defaults
@@ -22,7 +24,8 @@
 //
 //   figure        gatekit                                      peer                                      bare / barePrisma
 //   healthz       GET /healthz                                 GET /ok (a trivial Express route)         GET /healthz
-//   authMe        GET /api/auth/me, Bearer JWT                 GET /api/auth/get-session, cookie         GET /users/:id
+//   authMe        GET /api/auth/me, Bearer JWT (HS256; and      GET /api/auth/get-session, cookie         GET /users/:id
+//                 EdDSA on gatekitEdDSA)
 //   guardQuery                                                                                           GET /users/:id/sessions/:sid
 //   findUnique                                                                                           GET /users/:id/unique
 //   refresh       POST /api/auth/refresh, one session per connection, each request rotating the token the
@@ -57,7 +60,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { prepareApp, preparePeer } from '../lib/apps.mjs';
 import { createDatabases, DATABASES } from '../lib/databases.mjs';
 import { formatDatabase, information, judge, TARGETS } from '../lib/report.mjs';
-import { checkSeeded, MEMBERS, ORGANIZATIONS_OF_USER, seedGatekit, seedPeer } from '../lib/seed.mjs';
+import { checkSeeded, gatekitBearer, MEMBERS, ORGANIZATIONS_OF_USER, seedGatekit, seedPeer } from '../lib/seed.mjs';
 import { baseEnv, CONCURRENCY, cpuMsOf, median, memoryOf, round1, round2, sh, startCommand, startLoadWorker, startServer, versionOf } from '../lib/servers.mjs';
 
 // What other scripts import from here.
@@ -138,8 +141,10 @@ async function runOn(root, db, peer) {
       RATE_LIMIT_MAX: '0',
     };
     const peerEnv = { ...baseEnv(), ...databases.peerEnv, BETTER_AUTH_SECRET: randomBytes(48).toString('base64') };
+    const eddsaEnv = { ...gatekitEnv, JWT_ALGORITHM: 'EdDSA', KEY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}` };
     const specs = {
       gatekit: { name: 'gatekit', cwd: app.dir, ...startCommand(app.dir), env: gatekitEnv, readyPath: '/healthz' },
+      gatekitEdDSA: { name: 'gatekitEdDSA', cwd: app.dir, ...startCommand(app.dir), env: eddsaEnv, readyPath: '/healthz' },
       peer: { name: 'peer', cwd: peer.dir, script: 'server.mjs', env: peerEnv, readyPath: '/ok' },
       bare: { name: 'bare', cwd: peer.dir, script: 'bare-express.mjs', env: baseEnv(), readyPath: '/healthz' },
       barePrisma: { name: 'barePrisma', cwd: peer.dir, script: 'bare-prisma-read.mjs', env: { ...baseEnv(), GATEKIT_APP: app.dir, DATABASE_URL: databases.gatekitUrl }, readyPath: '/healthz' },
@@ -155,11 +160,13 @@ async function runOn(root, db, peer) {
 
     const gatekit = await seedGatekit(servers.gatekit.url, databases);
     const peerSeed = await seedPeer(servers.peer.url, databases);
+    const eddsaBearer = await gatekitBearer(servers.gatekitEdDSA.url, gatekit);
     const sessionId = jwtPayload(gatekit.bearer.authorization.slice('Bearer '.length)).sid;
     const endpoints = {
       healthz: { gatekit: { path: '/healthz' }, peer: { path: '/ok' }, bare: { path: '/healthz' } },
       authMe: {
         gatekit: { path: '/api/auth/me', headers: gatekit.bearer },
+        gatekitEdDSA: { path: '/api/auth/me', headers: eddsaBearer },
         peer: { path: '/api/auth/get-session', headers: peerSeed.cookie },
         barePrisma: { path: `/users/${gatekit.userId}` },
       },

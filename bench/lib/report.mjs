@@ -11,6 +11,8 @@ export const TARGETS = {
   peakRssVsPeerAtMost: 1,
   coldStartVsPeerAtMost: 1,
   authMeCpuAboveBarePrismaReadUsAtMost: 60,
+  authMeEdDSACpuVsHs256AtMost: 1.3,
+  authMeEdDSAVsGetSessionAtLeast: 2,
 };
 
 function check(figure, value, comparison, target, detail = {}) {
@@ -40,8 +42,14 @@ export function judge({ figures, runsOf, memory, coldStartMs }) {
   const cpuRounds = (endpoint, name) => runsOf[`${endpoint}.${name}`].map((run) => run.serverCpuUsPerRequest);
   const meCpu = cpuRounds('authMe', 'gatekit');
   const readCpu = cpuRounds('authMe', 'barePrisma');
+  const eddsaCpu = cpuRounds('authMe', 'gatekitEdDSA');
   return [
     throughput('/api/auth/me ÷ get-session', 'authMe', 'gatekit', 'peer', TARGETS.authMeVsGetSessionAtLeast),
+    throughput('/me EdDSA ÷ get-session', 'authMe', 'gatekitEdDSA', 'peer', TARGETS.authMeEdDSAVsGetSessionAtLeast),
+    check('/me CPU, EdDSA ÷ HS256', round2(cpu('authMe', 'gatekitEdDSA') / cpu('authMe', 'gatekit')), '≤', TARGETS.authMeEdDSACpuVsHs256AtMost, {
+      of: `${cpu('authMe', 'gatekitEdDSA')} ÷ ${cpu('authMe', 'gatekit')} µs per request`,
+      perRound: eddsaCpu.map((us, i) => round2(us / meCpu[i])),
+    }),
     throughput('members ÷ list-members', 'members', 'gatekit', 'peer', TARGETS.membersVsListMembersAtLeast),
     check('members p99 ÷ list-members p99', round2(figures.members.gatekit.p99Ms / figures.members.peer.p99Ms), '≤', TARGETS.membersP99VsPeerAtMost, {
       of: `${figures.members.gatekit.p99Ms} ÷ ${figures.members.peer.p99Ms} ms, 8 connections`,
@@ -90,6 +98,7 @@ export function formatDatabase(result) {
     `  ${row(['figure', 'gatekit', 'better auth peer', 'bare express (+ helmet | prisma read)'], widths)}`,
     `  ${row(['/healthz  (peer: /ok)', cell(e.healthz.gatekit), cell(e.healthz.peer), cell(e.healthz.bare)], widths)}`,
     `  ${row(['/api/auth/me (get-session | by id)', cell(e.authMe.gatekit), cell(e.authMe.peer), cell(e.authMe.barePrisma)], widths)}`,
+    `  ${row(['/api/auth/me, EdDSA token', cell(e.authMe.gatekitEdDSA), '', ''], widths)}`,
     `  ${row(["the guard's query, bare", '', '', cell(e.guardQuery.barePrisma)], widths)}`,
     `  ${row(['findUnique by id, bare', '', '', cell(e.findUnique.barePrisma)], widths)}`,
     `  ${row(['members, limit 50, 10k org', cell(e.members.gatekit), cell(e.members.peer), ''], widths)}`,
