@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { createLocalJWKSet, decodeProtectedHeader, type JWK, jwtVerify } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseKeyEncryptionKeys } from '../src/config/signing-config.js';
+import { createPrismaClient } from '../src/db/client.js';
 import { deleteExpiredRows } from '../src/db/expired-rows.js';
 import type { User } from '../src/generated/prisma/client.js';
 import { signAccessToken } from '../src/modules/auth/access-tokens.js';
@@ -127,15 +128,31 @@ describe('signing key rotation', () => {
     expect(await prisma.signingKey.count()).toBe(3);
   });
 
-  it('makes the first keys once when many sign-ins need them at once, and rotates once when rotations race', async () => {
-    const kids = await Promise.all(Array.from({ length: 8 }, () => signingKid()));
-    expect(new Set(kids).size).toBe(1);
-    expect(await app.context.prisma.signingKey.count()).toBe(2);
-    const rotations = await Promise.allSettled([rotateSigningKeys(app.context), rotateSigningKeys(app.context), rotateSigningKeys(app.context)]);
-    expect(rotations.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-    for (const result of rotations) if (result.status === 'rejected') expect(String(result.reason)).toMatch(/another instance rotated the signing keys/);
-    expect(await app.context.prisma.signingKey.count()).toBe(3);
-    expect(await app.context.prisma.signingKey.count({ where: { activatesAt: null } })).toBe(1);
+  it('makes the first keys once when two instances sign at once, and keeps one chain of keys when rotations race', async () => {
+    // A second Prisma client on the same database stands for a second instance.
+    const other: KeyContext = { config: app.context.config, prisma: createPrismaClient(app.context.config.DATABASE_URL) };
+    const { signingKey } = app.context.prisma;
+    try {
+      for (let round = 0; round < 5; round++) {
+        await signingKey.deleteMany();
+        const kids = await Promise.all(Array.from({ length: 8 }, (_, i) => signingKid(i % 2 ? other : app.context)));
+        expect(new Set(kids).size).toBe(1);
+        expect(await signingKey.count()).toBe(2);
+
+        const rotations = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => rotateSigningKeys(i % 2 ? other : app.context)));
+        const done = rotations.filter((result) => result.status === 'fulfilled').length;
+        expect(done).toBeGreaterThanOrEqual(1);
+        for (const result of rotations) if (result.status === 'rejected') expect(String(result.reason)).toMatch(/another instance rotated the signing keys/);
+        // One next key, and each scheduled key retires exactly when the one after it starts.
+        const keys = await signingKey.findMany({ orderBy: { generation: 'asc' } });
+        expect(keys).toHaveLength(2 + done);
+        expect(keys.filter((key) => key.activatesAt === null)).toHaveLength(1);
+        const scheduled = keys.filter((key) => key.activatesAt !== null);
+        for (const [i, key] of scheduled.entries()) expect(key.retiresAt).toEqual(scheduled[i + 1]?.activatesAt ?? null);
+      }
+    } finally {
+      await other.prisma.$disconnect();
+    }
   });
 
   it('decrypts with every KEY_ENCRYPTION_KEYS entry, re-encrypts under the first on rotation, and names an entry that is missing', async () => {

@@ -42,13 +42,20 @@ function keyEncryptionKeys(ctx: KeyContext) {
   return keys;
 }
 
-/** The keys of the configured algorithm that have not retired: current, scheduled and next; newest first. */
-function openKeys(ctx: KeyContext, now: Date): Promise<SigningKey[]> {
-  return ctx.prisma.signingKey.findMany({
-    where: { algorithm: keyPairAlgorithm(ctx), OR: [{ retiresAt: null }, { retiresAt: { gt: now } }] },
-    orderBy: { generation: 'desc' },
-  });
+/**
+ * Every stored key of the configured algorithm, newest first (a handful: the next, current and
+ * retired ones until their tokens expire). Each change to the keys is decided on one such read and
+ * numbers its new keys after the newest key in it: an instance that read before another's change
+ * committed then adds a generation that already exists, and its change fails whole (see changeKeys).
+ */
+function keysOfAlgorithm(ctx: KeyContext): Promise<SigningKey[]> {
+  return ctx.prisma.signingKey.findMany({ where: { algorithm: keyPairAlgorithm(ctx) }, orderBy: { generation: 'desc' } });
 }
+
+/** The keys that have not retired: current, scheduled and next. */
+const openAt = (keys: SigningKey[], now: Date) => keys.filter((key) => key.retiresAt === null || key.retiresAt > now);
+
+const newestGeneration = (keys: SigningKey[]) => keys[0]?.generation ?? 0;
 
 /** A new key pair as a row to store, its private half encrypted under the first KEY_ENCRYPTION_KEYS entry. */
 async function newKey(ctx: KeyContext, generation: number, activatesAt: Date | null) {
@@ -63,15 +70,10 @@ async function newKey(ctx: KeyContext, generation: number, activatesAt: Date | n
   return { id, algorithm, generation, publicKey: JSON.stringify(publicJwk), encryptedPrivateKey, activatesAt };
 }
 
-async function newestGeneration(ctx: KeyContext): Promise<number> {
-  const newest = await ctx.prisma.signingKey.findFirst({ where: { algorithm: keyPairAlgorithm(ctx) }, orderBy: { generation: 'desc' } });
-  return newest?.generation ?? 0;
-}
-
 /**
- * Runs the writes of one change to the keys as a transaction. Every change adds a key with the
- * next generation number, which is unique: of two instances changing the keys at once, one
- * succeeds and the other gets false, with nothing written.
+ * Runs the writes of one change to the keys as a transaction. Every change adds a key numbered
+ * after the newest it read, and (algorithm, generation) is unique: of two instances changing the
+ * keys at once, one succeeds and the other gets false, with nothing written.
  */
 async function changeKeys(ctx: KeyContext, writes: Prisma.PrismaPromise<unknown>[]): Promise<boolean> {
   try {
@@ -84,8 +86,8 @@ async function changeKeys(ctx: KeyContext, writes: Prisma.PrismaPromise<unknown>
 }
 
 /** The first key, signing at once (no verifier can hold an older set), and the next one, published with it. */
-async function addFirstKeys(ctx: KeyContext, now: Date): Promise<boolean> {
-  const generation = await newestGeneration(ctx);
+async function addFirstKeys(ctx: KeyContext, keys: SigningKey[], now: Date): Promise<boolean> {
+  const generation = newestGeneration(keys);
   const [current, next] = [await newKey(ctx, generation + 1, now), await newKey(ctx, generation + 2, null)];
   return changeKeys(ctx, [ctx.prisma.signingKey.create({ data: current }), ctx.prisma.signingKey.create({ data: next })]);
 }
@@ -99,8 +101,8 @@ async function addFirstKeys(ctx: KeyContext, now: Date): Promise<boolean> {
 async function rotate(ctx: KeyContext, keys: SigningKey[], now: Date): Promise<Omit<Rotation, 'reencrypted'> | undefined> {
   const { signingKey } = ctx.prisma;
   const algorithm = keyPairAlgorithm(ctx);
-  const generation = await newestGeneration(ctx);
-  const waiting = keys.find((key) => key.activatesAt === null);
+  const generation = newestGeneration(keys);
+  const waiting = openAt(keys, now).find((key) => key.activatesAt === null);
   const activatesAt = new Date(Math.max(now.getTime(), (waiting?.createdAt ?? now).getTime() + NEXT_KEY_DELAY_MS));
   const expiresAt = new Date(activatesAt.getTime() + ctx.config.JWT_EXPIRES_IN * 1000);
   // Without a next key (rows removed by hand), one is made to take over 360 s from now.
@@ -122,13 +124,13 @@ async function rotate(ctx: KeyContext, keys: SigningKey[], now: Date): Promise<O
  * gets the current key).
  */
 export async function currentSigningKey(ctx: KeyContext, now = new Date()): Promise<SigningKey> {
-  let keys = await openKeys(ctx, now);
-  if (!keys.some((key) => key.activatesAt)) {
+  let keys = await keysOfAlgorithm(ctx);
+  if (!openAt(keys, now).some((key) => key.activatesAt)) {
     // Another instance may make them at the same moment: then theirs are read back.
-    await addFirstKeys(ctx, now);
-    keys = await openKeys(ctx, now);
+    await addFirstKeys(ctx, keys, now);
+    keys = await keysOfAlgorithm(ctx);
   }
-  const scheduled = keys.filter((key): key is SigningKey & { activatesAt: Date } => key.activatesAt !== null);
+  const scheduled = openAt(keys, now).filter((key): key is SigningKey & { activatesAt: Date } => key.activatesAt !== null);
   // An instance whose clock runs behind the one that made the first key sees it as not yet active.
   const current = scheduled.find((key) => key.activatesAt <= now) ?? scheduled.at(-1);
   if (!current) throw new Error('no signing key could be made');
@@ -176,10 +178,10 @@ export interface Rotation {
  */
 export async function rotateSigningKeys(ctx: KeyContext, now = new Date()): Promise<Rotation> {
   const reencrypted = await reencryptSigningKeys(ctx);
-  const keys = await openKeys(ctx, now);
-  if (!keys.some((key) => key.activatesAt)) {
-    await addFirstKeys(ctx, now);
-    const [next, current] = await openKeys(ctx, now);
+  const keys = await keysOfAlgorithm(ctx);
+  if (!openAt(keys, now).some((key) => key.activatesAt)) {
+    await addFirstKeys(ctx, keys, now);
+    const [next, current] = openAt(await keysOfAlgorithm(ctx), now);
     if (!next || !current) throw new Error('no signing key could be made');
     return { kid: current.id, activatesAt: current.activatesAt!, nextKid: next.id, reencrypted };
   }
