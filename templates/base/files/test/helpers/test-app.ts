@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
-import type { User } from '../../src/generated/prisma/client.js';
+import type { Session, User } from '../../src/generated/prisma/client.js';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.js';
 import { signAccessToken } from '../../src/modules/auth/access-tokens.js';
 import type { SignIn } from '../../src/modules/auth/account-events.js';
@@ -94,6 +95,18 @@ export async function olderToken(app: TestApp, user: User, minutesAgo: number): 
     data: { userId: user.id, method: 'password', createdAt: signedInAt, lastUsedAt: signedInAt, expiresAt: new Date(Date.now() + 86_400_000), maxExpiresAt: new Date(Date.now() + 86_400_000) },
   });
   return (await signAccessToken(app.context, session)).token;
+}
+
+/** The claims of B.2 in an access token of `session`, as matchers for toEqual. */
+export function sessionClaims(session: Session) {
+  return {
+    sub: session.userId,
+    sid: session.id,
+    jti: expect.any(String),
+    iat: expect.any(Number),
+    exp: expect.any(Number),
+    auth_time: Math.floor(session.createdAt.getTime() / 1000),
+  };
 }
 
 /** The link on its own line of a mail's text that starts with prefix. */
