@@ -10,8 +10,12 @@
 //               built, its `npm start` command run without npm, NODE_ENV=production,
 //               RATE_LIMIT_MAX=0, LOG_LEVEL unset, so the app's default (info: one JSON line per
 //               request, written to /dev/null), no Redis, no SMTP. Access tokens HS256 (the default).
-//   gatekitEdDSA  a second process of the same app on the same database with JWT_ALGORITHM=EdDSA
-//               (and KEY_ENCRYPTION_KEYS): the /me figure with tokens signed by its Ed25519 key.
+//   gatekitMe   a second process of the same app on the same database (HS256), loaded with /me only.
+//   gatekitEdDSA  a third one with JWT_ALGORITHM=EdDSA (and KEY_ENCRYPTION_KEYS), loaded with /me
+//               only: /me with tokens signed by its Ed25519 key. EdDSA is judged against gatekitMe,
+//               not gatekit: a process that idles through every other endpoint's load answers /me
+//               with more CPU than one kept busy by them (1.51x with HS256 on both, in a trial
+//               here), so only two processes used alike compare the algorithms.
 //   peer        bench/peer/server.mjs: Better Auth 1.7 (email and password, organization plugin) on
 //               Express 5, mounted with app.all('/api/auth/*splat', toNodeHandler(auth)), on
 //               better-sqlite3 or on pg's Pool, NODE_ENV=production, rate limit off, defaults
@@ -24,8 +28,8 @@
 //
 //   figure        gatekit                                      peer                                      bare / barePrisma
 //   healthz       GET /healthz                                 GET /ok (a trivial Express route)         GET /healthz
-//   authMe        GET /api/auth/me, Bearer JWT (HS256; and      GET /api/auth/get-session, cookie         GET /users/:id
-//                 EdDSA on gatekitEdDSA)
+//   authMe        GET /api/auth/me, Bearer JWT (HS256; also      GET /api/auth/get-session, cookie         GET /users/:id
+//                 gatekitMe, HS256, and gatekitEdDSA, EdDSA)
 //   guardQuery                                                                                           GET /users/:id/sessions/:sid
 //   findUnique                                                                                           GET /users/:id/unique
 //   refresh       POST /api/auth/refresh, one session per connection, each request rotating the token the
@@ -144,6 +148,7 @@ async function runOn(root, db, peer) {
     const eddsaEnv = { ...gatekitEnv, JWT_ALGORITHM: 'EdDSA', KEY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}` };
     const specs = {
       gatekit: { name: 'gatekit', cwd: app.dir, ...startCommand(app.dir), env: gatekitEnv, readyPath: '/healthz' },
+      gatekitMe: { name: 'gatekitMe', cwd: app.dir, ...startCommand(app.dir), env: gatekitEnv, readyPath: '/healthz' },
       gatekitEdDSA: { name: 'gatekitEdDSA', cwd: app.dir, ...startCommand(app.dir), env: eddsaEnv, readyPath: '/healthz' },
       peer: { name: 'peer', cwd: peer.dir, script: 'server.mjs', env: peerEnv, readyPath: '/ok' },
       bare: { name: 'bare', cwd: peer.dir, script: 'bare-express.mjs', env: baseEnv(), readyPath: '/healthz' },
@@ -160,12 +165,14 @@ async function runOn(root, db, peer) {
 
     const gatekit = await seedGatekit(servers.gatekit.url, databases);
     const peerSeed = await seedPeer(servers.peer.url, databases);
+    const meBearer = await gatekitBearer(servers.gatekitMe.url, gatekit);
     const eddsaBearer = await gatekitBearer(servers.gatekitEdDSA.url, gatekit);
     const sessionId = jwtPayload(gatekit.bearer.authorization.slice('Bearer '.length)).sid;
     const endpoints = {
       healthz: { gatekit: { path: '/healthz' }, peer: { path: '/ok' }, bare: { path: '/healthz' } },
       authMe: {
         gatekit: { path: '/api/auth/me', headers: gatekit.bearer },
+        gatekitMe: { path: '/api/auth/me', headers: meBearer },
         gatekitEdDSA: { path: '/api/auth/me', headers: eddsaBearer },
         peer: { path: '/api/auth/get-session', headers: peerSeed.cookie },
         barePrisma: { path: `/users/${gatekit.userId}` },

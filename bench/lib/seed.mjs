@@ -93,7 +93,7 @@ export async function seedPeer(url, databases) {
 
 /** Each server answers what was seeded, before anything is measured. */
 export async function checkSeeded(get, endpoints, { gatekit, peer }) {
-  for (const name of ['gatekit', 'gatekitEdDSA']) {
+  for (const name of ['gatekit', 'gatekitMe', 'gatekitEdDSA']) {
     const me = await get(name, endpoints.authMe[name]);
     if (me.user?.id !== gatekit.userId) throw new Error(`${name} /api/auth/me does not return the registered user`);
   }
