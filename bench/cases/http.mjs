@@ -9,7 +9,13 @@
 //               organizations included; for PostgreSQL the same config with "db": "postgresql"),
 //               built, its `npm start` command run without npm, NODE_ENV=production,
 //               RATE_LIMIT_MAX=0, API_KEY_RATE_LIMIT=0, LOG_LEVEL unset, so the app's default (info: one JSON line per
-//               request, written to /dev/null), no Redis, no SMTP.
+//               request, written to /dev/null), no Redis, no SMTP. Access tokens HS256 (the default).
+//   gatekitMe   a second process of the same app on the same database (HS256), loaded with /me only.
+//   gatekitEdDSA  a third one with JWT_ALGORITHM=EdDSA (and KEY_ENCRYPTION_KEYS), loaded with /me
+//               only: /me with tokens signed by its Ed25519 key. EdDSA is judged against gatekitMe,
+//               not gatekit: a process that idles through every other endpoint's load answers /me
+//               with more CPU than one kept busy by them (1.51x with HS256 on both, in a trial
+//               here), so only two processes used alike compare the algorithms.
 //   peer        bench/peer/server.mjs: Better Auth 1.7 (email and password, organization plugin) on
 //               Express 5, mounted with app.all('/api/auth/*splat', toNodeHandler(auth)), on
 //               better-sqlite3 or on pg's Pool, NODE_ENV=production, rate limit off, defaults
@@ -22,7 +28,8 @@
 //
 //   figure        gatekit                                      peer                                      bare / barePrisma
 //   healthz       GET /healthz                                 GET /ok (a trivial Express route)         GET /healthz
-//   authMe        GET /api/auth/me, Bearer JWT                 GET /api/auth/get-session, cookie         GET /users/:id
+//   authMe        GET /api/auth/me, Bearer JWT (HS256; also      GET /api/auth/get-session, cookie         GET /users/:id
+//                 gatekitMe, HS256, and gatekitEdDSA, EdDSA)
 //   authMeApiKey  GET /api/auth/me, Bearer gk_user_ API key     GET /api/auth/get-session, x-api-key (the api-key plugin,
 //                                                              enableSessionForAPIKeys, its rate limit off)
 //   guardQuery                                                                                           GET /users/:id/sessions/:sid
@@ -59,7 +66,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { prepareApp, preparePeer } from '../lib/apps.mjs';
 import { createDatabases, DATABASES } from '../lib/databases.mjs';
 import { formatDatabase, information, judge, TARGETS } from '../lib/report.mjs';
-import { checkSeeded, MEMBERS, ORGANIZATIONS_OF_USER, seedGatekit, seedPeer } from '../lib/seed.mjs';
+import { checkSeeded, gatekitBearer, MEMBERS, ORGANIZATIONS_OF_USER, seedGatekit, seedPeer } from '../lib/seed.mjs';
 import { baseEnv, CONCURRENCY, cpuMsOf, median, memoryOf, round1, round2, sh, startCommand, startLoadWorker, startServer, versionOf } from '../lib/servers.mjs';
 
 // What other scripts import from here.
@@ -143,8 +150,11 @@ async function runOn(root, db, peer) {
       API_KEY_RATE_LIMIT: '0',
     };
     const peerEnv = { ...baseEnv(), ...databases.peerEnv, BETTER_AUTH_SECRET: randomBytes(48).toString('base64') };
+    const eddsaEnv = { ...gatekitEnv, JWT_ALGORITHM: 'EdDSA', KEY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}` };
     const specs = {
       gatekit: { name: 'gatekit', cwd: app.dir, ...startCommand(app.dir), env: gatekitEnv, readyPath: '/healthz' },
+      gatekitMe: { name: 'gatekitMe', cwd: app.dir, ...startCommand(app.dir), env: gatekitEnv, readyPath: '/healthz' },
+      gatekitEdDSA: { name: 'gatekitEdDSA', cwd: app.dir, ...startCommand(app.dir), env: eddsaEnv, readyPath: '/healthz' },
       peer: { name: 'peer', cwd: peer.dir, script: 'server.mjs', env: peerEnv, readyPath: '/ok' },
       bare: { name: 'bare', cwd: peer.dir, script: 'bare-express.mjs', env: baseEnv(), readyPath: '/healthz' },
       barePrisma: { name: 'barePrisma', cwd: peer.dir, script: 'bare-prisma-read.mjs', env: { ...baseEnv(), GATEKIT_APP: app.dir, DATABASE_URL: databases.gatekitUrl }, readyPath: '/healthz' },
@@ -160,11 +170,15 @@ async function runOn(root, db, peer) {
 
     const gatekit = await seedGatekit(servers.gatekit.url, databases);
     const peerSeed = await seedPeer(servers.peer.url, databases);
+    const meBearer = await gatekitBearer(servers.gatekitMe.url, gatekit);
+    const eddsaBearer = await gatekitBearer(servers.gatekitEdDSA.url, gatekit);
     const sessionId = jwtPayload(gatekit.bearer.authorization.slice('Bearer '.length)).sid;
     const endpoints = {
       healthz: { gatekit: { path: '/healthz' }, peer: { path: '/ok' }, bare: { path: '/healthz' } },
       authMe: {
         gatekit: { path: '/api/auth/me', headers: gatekit.bearer },
+        gatekitMe: { path: '/api/auth/me', headers: meBearer },
+        gatekitEdDSA: { path: '/api/auth/me', headers: eddsaBearer },
         peer: { path: '/api/auth/get-session', headers: peerSeed.cookie },
         barePrisma: { path: `/users/${gatekit.userId}` },
       },

@@ -15,6 +15,8 @@ export const TARGETS = {
   authMeApiKeyCpuVsTokenAtMost: 1.2,
   /** …and serves at least 2x the requests of Better Auth's api-key get-session. */
   authMeApiKeyVsPeerAtLeast: 2,
+  authMeEdDSACpuVsHs256AtMost: 1.3,
+  authMeEdDSAVsGetSessionAtLeast: 2,
 };
 
 function check(figure, value, comparison, target, detail = {}) {
@@ -44,8 +46,16 @@ export function judge({ figures, runsOf, memory, coldStartMs }) {
   const cpuRounds = (endpoint, name) => runsOf[`${endpoint}.${name}`].map((run) => run.serverCpuUsPerRequest);
   const meCpu = cpuRounds('authMe', 'gatekit');
   const readCpu = cpuRounds('authMe', 'barePrisma');
+  const eddsaCpu = cpuRounds('authMe', 'gatekitEdDSA');
+  const hs256MeCpu = cpuRounds('authMe', 'gatekitMe');
   return [
     throughput('/api/auth/me ÷ get-session', 'authMe', 'gatekit', 'peer', TARGETS.authMeVsGetSessionAtLeast),
+    throughput('/me EdDSA ÷ get-session', 'authMe', 'gatekitEdDSA', 'peer', TARGETS.authMeEdDSAVsGetSessionAtLeast),
+    // Two processes used alike (each loaded with /me only), one per algorithm.
+    check('/me CPU, EdDSA ÷ HS256', round2(cpu('authMe', 'gatekitEdDSA') / cpu('authMe', 'gatekitMe')), '≤', TARGETS.authMeEdDSACpuVsHs256AtMost, {
+      of: `${cpu('authMe', 'gatekitEdDSA')} ÷ ${cpu('authMe', 'gatekitMe')} µs per request`,
+      perRound: eddsaCpu.map((us, i) => round2(us / hs256MeCpu[i])),
+    }),
     throughput('members ÷ list-members', 'members', 'gatekit', 'peer', TARGETS.membersVsListMembersAtLeast),
     check('members p99 ÷ list-members p99', round2(figures.members.gatekit.p99Ms / figures.members.peer.p99Ms), '≤', TARGETS.membersP99VsPeerAtMost, {
       of: `${figures.members.gatekit.p99Ms} ÷ ${figures.members.peer.p99Ms} ms, 8 connections`,
@@ -76,6 +86,8 @@ export function information({ figures, memory, coldStartMs }) {
     membersVsOwnHealthz: { ...both(['members', 'gatekit'], ['healthz', 'gatekit']), of: 'withdrawn target (was ≥ 0.25)' },
     healthzVsPeerOk: { ...both(['healthz', 'gatekit'], ['healthz', 'peer']), of: "/healthz ÷ the peer's GET /ok" },
     authMeVsBarePrismaRead: { ...both(['authMe', 'gatekit'], ['authMe', 'barePrisma']), of: '/me ÷ the bare route reading the user by id' },
+    authMeOnlyMeProcessVsMain: { ...both(['authMe', 'gatekitMe'], ['authMe', 'gatekit']), of: 'HS256 /me on a process loaded with /me only ÷ on the one loaded with every endpoint' },
+    authMeOnlyMeProcessVsGetSession: { ...both(['authMe', 'gatekitMe'], ['authMe', 'peer']), of: "HS256 /me on the /me-only process ÷ get-session (the EdDSA target's process, with HS256)" },
     guardQueryCpuAboveBareReadUs: { us: cpu('guardQuery', 'barePrisma') - cpu('authMe', 'barePrisma'), of: "the guard's query (the user with a live token) on the bare app, minus the bare read, µs of CPU" },
     findUniqueCpuAboveBareReadUs: { us: cpu('findUnique', 'barePrisma') - cpu('authMe', 'barePrisma'), of: 'findUnique by id on the bare app (batched by Prisma), minus findFirst by id, µs of CPU' },
     barePrismaPeakRssMiB: memory.barePrisma.peakMiB,
@@ -100,6 +112,8 @@ export function formatDatabase(result) {
     `  ${row(['/healthz  (peer: /ok)', cell(e.healthz.gatekit), cell(e.healthz.peer), cell(e.healthz.bare)], widths)}`,
     `  ${row(['/api/auth/me (get-session | by id)', cell(e.authMe.gatekit), cell(e.authMe.peer), cell(e.authMe.barePrisma)], widths)}`,
     `  ${row(['/api/auth/me with an API key', cell(e.authMeApiKey.gatekit), cell(e.authMeApiKey.peer), ''], widths)}`,
+    `  ${row(['/api/auth/me, HS256, /me-only process', cell(e.authMe.gatekitMe), '', ''], widths)}`,
+    `  ${row(['/api/auth/me, EdDSA, /me-only process', cell(e.authMe.gatekitEdDSA), '', ''], widths)}`,
     `  ${row(["the guard's query, bare", '', '', cell(e.guardQuery.barePrisma)], widths)}`,
     `  ${row(['findUnique by id, bare', '', '', cell(e.findUnique.barePrisma)], widths)}`,
     `  ${row(['members, limit 50, 10k org', cell(e.members.gatekit), cell(e.members.peer), ''], widths)}`,

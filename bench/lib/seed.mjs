@@ -57,6 +57,12 @@ export async function seedGatekit(url, databases) {
   return { userId, organizationId, bearer, apiKey, refreshTokens, email: 'bench-owner@example.com', password: PASSWORD, middleCursor: `member-big-${pad(MEMBERS / 2)}` };
 }
 
+/** A Bearer header for the seeded owner, signed by the Gatekit server at `url` (another JWT_ALGORITHM, same database). */
+export async function gatekitBearer(url, { email, password }) {
+  const signedIn = await json(await post(`${url}/api/auth/login`, { email, password }), 200, 'gatekit login');
+  return { authorization: `Bearer ${signedIn.token}` };
+}
+
 /** Better Auth: sign-up (session cookie), the organization through its plugin, then copies in its own tables. */
 export async function seedPeer(url, databases) {
   const origin = { origin: url };
@@ -90,8 +96,10 @@ export async function seedPeer(url, databases) {
 
 /** Each server answers what was seeded, before anything is measured. */
 export async function checkSeeded(get, endpoints, { gatekit, peer }) {
-  const me = await get('gatekit', endpoints.authMe.gatekit);
-  if (me.user?.id !== gatekit.userId) throw new Error('gatekit /api/auth/me does not return the registered user');
+  for (const name of ['gatekit', 'gatekitMe', 'gatekitEdDSA']) {
+    const me = await get(name, endpoints.authMe[name]);
+    if (me.user?.id !== gatekit.userId) throw new Error(`${name} /api/auth/me does not return the registered user`);
+  }
   const read = await get('barePrisma', endpoints.authMe.barePrisma);
   if (read.user?.id !== gatekit.userId) throw new Error('bare Prisma read does not return the registered user');
   const session = await get('peer', endpoints.authMe.peer);

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Database, EnvVar, LoadedModule } from './manifest.js';
 
 export const SECRET_MARKER = '<secret>';
+/** A fresh KEY_ENCRYPTION_KEYS value: one entry, id `k1`, 256 random bits in base64. */
+export const KEY_ENCRYPTION_KEY_MARKER = '<key-encryption-key>';
 
 export interface ComposedEnv {
   example: string;
@@ -16,6 +18,7 @@ function exampleValue(variable: EnvVar, db: Database): string {
 function devValue(variable: EnvVar, db: Database, overrides: Record<string, string>): string {
   if (overrides[variable.name] !== undefined) return overrides[variable.name]!;
   if (variable.dev === SECRET_MARKER) return randomBytes(48).toString('base64url');
+  if (variable.dev === KEY_ENCRYPTION_KEY_MARKER) return `k1:${randomBytes(32).toString('base64')}`;
   return variable.dev ?? exampleValue(variable, db);
 }
 
@@ -37,7 +40,8 @@ function quote(value: string): string {
 
 /**
  * Builds .env.example (every variable the app reads, each with a comment) and the development .env
- * (a fresh 384-bit JWT_SECRET, the database URL, the rest as in the example).
+ * (a fresh 384-bit JWT_SECRET and 256-bit KEY_ENCRYPTION_KEYS, the database URL, the rest as in
+ * the example).
  */
 export function composeEnv(modules: LoadedModule[], db: Database, overrides: Record<string, string> = {}): ComposedEnv {
   const example: string[] = [];

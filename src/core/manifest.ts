@@ -27,9 +27,11 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - expiredRows: (db, now) => { count }, deletes the module's rows that expired or were used up (tokens, challenges, sessions),
  *   at start-up and every few minutes (src/db/expired-rows.ts);
  * - bearerKeys: (ctx, key) => caller | null | undefined, recognises the module's own API keys for the guard
- *   (null: one of its keys, but not a usable one; undefined: not its key).
+ *   (null: one of its keys, but not a usable one; undefined: not its key);
+ * - events: (db, event, ctx) => void, records an account event inside the transaction of its change (the audit log);
+ * - backgroundTasks: (ctx) => { stop() }, work the server runs beside requests (webhook deliveries), stopped at shutdown.
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows', 'bearerKeys'] as const;
+export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows', 'bearerKeys', 'events', 'backgroundTasks'] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
@@ -37,8 +39,12 @@ const envVarSchema = z.object({
   comment: z.string().min(1),
   /** Value shown in .env.example; an object gives one value per database. */
   example: z.union([z.string(), z.partialRecord(z.enum(DATABASES), z.string())]).default(''),
-  /** Value written to the development .env; defaults to the example. "<secret>" writes a fresh random 384-bit value (base64url). */
-  dev: z.union([z.string(), z.literal('<secret>')]).optional(),
+  /**
+   * Value written to the development .env; defaults to the example. "<secret>" writes a fresh
+   * random 384-bit value (base64url), "<key-encryption-key>" a fresh KEY_ENCRYPTION_KEYS entry
+   * (`k1:` and 256 random bits in base64).
+   */
+  dev: z.string().optional(),
 });
 
 /** An OAuth provider as /api/auth/providers, the README and the next steps describe it. */

@@ -172,7 +172,7 @@ describe('findDrift on postgresql details', () => {
       'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
       [name],
     );
-    expect(tables.map((row) => row.table_name)).toEqual(['OneTimeToken', 'PasswordCredential', 'RefreshToken', 'Session', 'User']);
+    expect(tables.map((row) => row.table_name)).toEqual(['OneTimeToken', 'PasswordCredential', 'RefreshToken', 'Session', 'SigningKey', 'User']);
 
     await executeSql({
       db: 'postgresql',

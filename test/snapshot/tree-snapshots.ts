@@ -17,9 +17,10 @@ import { fixtureChoices, renderFixture } from '../helpers/fixtures.js';
 /** Files larger than this are shown as their size and hash (the common-passwords list). */
 const LARGE = 16 * 1024;
 
-/** The .env secret is random per generation; everything else is deterministic (fixed clock). */
+/** The .env secrets are random per generation; everything else is deterministic (fixed clock). */
 function stable(file: string, content: string): string {
-  return file === '.env' ? content.replace(/^JWT_SECRET=.*$/m, 'JWT_SECRET=<random>') : content;
+  if (file !== '.env') return content;
+  return content.replace(/^JWT_SECRET=.*$/m, 'JWT_SECRET=<random>').replace(/^KEY_ENCRYPTION_KEYS=.*$/m, 'KEY_ENCRYPTION_KEYS=<random>');
 }
 
 export function shortHash(content: string): string {

@@ -29,9 +29,10 @@ describe('package.json', () => {
     // overrides are in pnpm-workspace.yaml (test/unit/package-managers.test.ts).
     expect(pkg.pnpm).toBeUndefined();
     expect(pkg.resolutions).toEqual(pkg.overrides);
-    // jose signs no access token (node:crypto does): the base app needs it for its tests only.
-    expect(pkg.devDependencies.jose).toBe(PACKAGE_VERSIONS.jose);
-    expect(pkg.dependencies.jose).toBeUndefined();
+    // jose signs and checks access tokens with key pairs (JWT_ALGORITHM EdDSA or ES256, 4.1).
+    expect(pkg.dependencies.jose).toBe(PACKAGE_VERSIONS.jose);
+    expect(pkg.devDependencies.jose).toBeUndefined();
+    expect(pkg.scripts['keys:rotate']).toBe('tsx scripts/rotate-keys.ts');
     expect(pkg.dependencies['better-sqlite3']).toBeUndefined();
     expect(pkg.dependencies.pg).toBeUndefined();
     expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());
@@ -60,6 +61,17 @@ describe('env files', () => {
       expect(first.example).toMatch(new RegExp(`# .+\\n${variable.name}=`));
     }
     expect(first.dev).toContain('DATABASE_URL=file:./dev.db');
+  });
+
+  it('generates a fresh KEY_ENCRYPTION_KEYS entry (id:base64, 32 bytes) and leaves it empty in .env.example', () => {
+    const first = composeEnv(modules, 'sqlite');
+    const second = composeEnv(modules, 'sqlite');
+    const entry = (dev: string) => JSON.parse(/^KEY_ENCRYPTION_KEYS=(".*")$/m.exec(dev)![1]!) as string;
+    expect(entry(first.dev)).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(entry(first.dev).slice(3), 'base64')).toHaveLength(32);
+    expect(entry(first.dev)).not.toBe(entry(second.dev));
+    expect(first.example).toMatch(/# Encrypts the private signing keys .*\nKEY_ENCRYPTION_KEYS=\n/);
+    expect(first.dev).toContain('JWT_ALGORITHM=HS256');
   });
 
   it('takes overrides for the development .env', () => {

@@ -58,6 +58,21 @@ CREATE TABLE "OneTimeToken" (
     CONSTRAINT "OneTimeToken_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "SigningKey" (
+    "id" TEXT NOT NULL,
+    "algorithm" TEXT NOT NULL,
+    "generation" INTEGER NOT NULL,
+    "publicKey" TEXT NOT NULL,
+    "encryptedPrivateKey" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "activatesAt" TIMESTAMP(3),
+    "retiresAt" TIMESTAMP(3),
+    "expiresAt" TIMESTAMP(3),
+
+    CONSTRAINT "SigningKey_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
 
@@ -81,6 +96,12 @@ CREATE UNIQUE INDEX "OneTimeToken_tokenHash_key" ON "OneTimeToken"("tokenHash");
 
 -- CreateIndex
 CREATE INDEX "OneTimeToken_userId_idx" ON "OneTimeToken"("userId");
+
+-- CreateIndex
+CREATE INDEX "SigningKey_expiresAt_idx" ON "SigningKey"("expiresAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "SigningKey_algorithm_generation_key" ON "SigningKey"("algorithm", "generation");
 
 -- AddForeignKey
 ALTER TABLE "Session" ADD CONSTRAINT "Session_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -50,6 +50,19 @@ CREATE TABLE "OneTimeToken" (
     CONSTRAINT "OneTimeToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
+-- CreateTable
+CREATE TABLE "SigningKey" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "algorithm" TEXT NOT NULL,
+    "generation" INTEGER NOT NULL,
+    "publicKey" TEXT NOT NULL,
+    "encryptedPrivateKey" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "activatesAt" DATETIME,
+    "retiresAt" DATETIME,
+    "expiresAt" DATETIME
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
 
@@ -73,3 +86,9 @@ CREATE UNIQUE INDEX "OneTimeToken_tokenHash_key" ON "OneTimeToken"("tokenHash");
 
 -- CreateIndex
 CREATE INDEX "OneTimeToken_userId_idx" ON "OneTimeToken"("userId");
+
+-- CreateIndex
+CREATE INDEX "SigningKey_expiresAt_idx" ON "SigningKey"("expiresAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "SigningKey_algorithm_generation_key" ON "SigningKey"("algorithm", "generation");

@@ -3,6 +3,7 @@ import { JWT_SECRET_PLACEHOLDER } from '../src/config/base-config.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const valid = { DATABASE_URL: 'file:./test.db', JWT_SECRET: 'a'.repeat(40) };
+const keyEncryptionKey = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
 
 describe('configuration', () => {
   it('applies the documented defaults', () => {
@@ -87,5 +88,49 @@ describe('configuration', () => {
   it('refuses the .env.example placeholder in production only', () => {
     expect(() => loadConfig({ ...valid, NODE_ENV: 'production', JWT_SECRET: JWT_SECRET_PLACEHOLDER })).toThrow(/JWT_SECRET/);
     expect(loadConfig({ ...valid, JWT_SECRET: JWT_SECRET_PLACEHOLDER }).JWT_SECRET).toBe(JWT_SECRET_PLACEHOLDER);
+  });
+
+  it('signs with HS256 unless JWT_ALGORITHM says EdDSA or ES256, and names a wrong one', () => {
+    expect(loadConfig(valid).JWT_ALGORITHM).toBe('HS256');
+    expect(loadConfig({ ...valid, JWT_ALGORITHM: '' }).JWT_ALGORITHM).toBe('HS256');
+    expect(loadConfig({ ...valid, JWT_ALGORITHM: 'EdDSA', KEY_ENCRYPTION_KEYS: keyEncryptionKey }).JWT_ALGORITHM).toBe('EdDSA');
+    expect(loadConfig({ ...valid, JWT_ALGORITHM: 'ES256', KEY_ENCRYPTION_KEYS: keyEncryptionKey }).JWT_ALGORITHM).toBe('ES256');
+    for (const wrong of ['RS256', 'none', 'eddsa', 'HS512']) {
+      expect(() => loadConfig({ ...valid, JWT_ALGORITHM: wrong })).toThrow(`JWT_ALGORITHM must be HS256, EdDSA or ES256 (got "${wrong}")`);
+    }
+  });
+
+  it('needs KEY_ENCRYPTION_KEYS with a key pair, in production and elsewhere, but not with HS256', () => {
+    for (const NODE_ENV of ['production', 'development']) {
+      expect(() => loadConfig({ ...valid, NODE_ENV, JWT_ALGORITHM: 'EdDSA' })).toThrow(
+        /KEY_ENCRYPTION_KEYS is required with JWT_ALGORITHM=EdDSA: it encrypts the private signing keys stored in the database; generate one with: node -e/,
+      );
+      expect(() => loadConfig({ ...valid, NODE_ENV, JWT_ALGORITHM: 'ES256', KEY_ENCRYPTION_KEYS: '' })).toThrow(/KEY_ENCRYPTION_KEYS is required with JWT_ALGORITHM=ES256/);
+    }
+    expect(loadConfig({ ...valid, NODE_ENV: 'production' }).KEY_ENCRYPTION_KEYS).toBeUndefined();
+  });
+
+  it('reads KEY_ENCRYPTION_KEYS as id:base64 entries of 32 bytes, and never repeats a value it refuses', () => {
+    const second = `k2:${Buffer.alloc(32, 2).toString('base64url')}`;
+    expect(loadConfig({ ...valid, KEY_ENCRYPTION_KEYS: ` ${second} , ${keyEncryptionKey} ` }).KEY_ENCRYPTION_KEYS).toEqual([
+      { id: 'k2', key: Buffer.alloc(32, 2) },
+      { id: 'k1', key: Buffer.alloc(32, 1) },
+    ]);
+    const short = `k1:${Buffer.alloc(16).toString('base64')}`;
+    for (const wrong of [short, Buffer.alloc(32).toString('base64'), 'k1:', `k 1:${Buffer.alloc(32).toString('base64')}`, `${keyEncryptionKey},`]) {
+      expect(() => loadConfig({ ...valid, KEY_ENCRYPTION_KEYS: wrong }), wrong).toThrow(
+        /KEY_ENCRYPTION_KEYS must be a comma-separated list of id:key entries, each key 32 random bytes in base64; generate one with/,
+      );
+      expect(() => loadConfig({ ...valid, KEY_ENCRYPTION_KEYS: wrong })).not.toThrow(/got/);
+    }
+    expect(() => loadConfig({ ...valid, KEY_ENCRYPTION_KEYS: `${keyEncryptionKey},${keyEncryptionKey}` })).toThrow('KEY_ENCRYPTION_KEYS must not list the id "k1" twice; each entry needs an id of its own');
+  });
+
+  it('puts API_URL in aud unless JWT_AUDIENCE says otherwise, and rotates keys every 90 days unless told', () => {
+    expect(loadConfig({ ...valid, API_URL: 'https://api.example.com/' }).JWT_AUDIENCE).toBe('https://api.example.com');
+    expect(loadConfig({ ...valid, JWT_AUDIENCE: 'urn:example:api' }).JWT_AUDIENCE).toBe('urn:example:api');
+    expect(loadConfig(valid).SIGNING_KEY_ROTATION_DAYS).toBe(90);
+    expect(loadConfig({ ...valid, SIGNING_KEY_ROTATION_DAYS: '30' }).SIGNING_KEY_ROTATION_DAYS).toBe(30);
+    expect(() => loadConfig({ ...valid, SIGNING_KEY_ROTATION_DAYS: '0' })).toThrow('SIGNING_KEY_ROTATION_DAYS must be a whole number of at least 1');
   });
 });

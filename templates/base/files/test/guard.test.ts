@@ -2,11 +2,12 @@ import { jwtVerify, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signAccessToken, verifyAccessToken } from '../src/modules/auth/access-tokens.js';
 import { issueTokenResponse } from '../src/modules/auth/complete-login.js';
-import { createUserWithToken, startTestApp, testSignIn, type TestApp } from './helpers/test-app.js';
+import { createUserWithToken, sessionClaims, startTestApp, testSignIn, type TestApp } from './helpers/test-app.js';
 
+// The HS256 guard: tokens signed with JWT_SECRET. Key pairs (EdDSA, ES256) are in signing-keys.test.ts.
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ JWT_ALGORITHM: 'HS256' });
 });
 afterAll(async () => {
   await app.close();
@@ -99,17 +100,10 @@ describe('the guard', () => {
   it('signs tokens that jose, another RFC 7519 implementation, verifies with the claims the guard reads', async () => {
     const { user } = await createUserWithToken(app);
     const session = await app.context.prisma.session.findFirstOrThrow({ where: { userId: user.id } });
-    const signed = signAccessToken(app.context.config, session);
+    const signed = await signAccessToken(app.context, session);
     const { payload, protectedHeader } = await jwtVerify(signed.token, secret(), { algorithms: ['HS256'], typ: 'JWT' });
     expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(payload).toEqual({
-      sub: user.id,
-      sid: session.id,
-      jti: expect.any(String),
-      iat: expect.any(Number),
-      exp: expect.any(Number),
-      auth_time: Math.floor(session.createdAt.getTime() / 1000),
-    });
+    expect(payload).toEqual(sessionClaims(session));
     expect(payload.exp! - payload.iat!).toBe(app.context.config.JWT_EXPIRES_IN);
     // Access tokens live 15 minutes unless JWT_EXPIRES_IN says otherwise.
     expect(app.context.config.JWT_EXPIRES_IN).toBe(900);
@@ -124,22 +118,22 @@ describe('the guard', () => {
       if (claims.exp) jwt = jwt.setExpirationTime(claims.exp);
       return jwt.sign(secret());
     };
-    expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1', exp: now + 60 }))).toEqual({ userId: 'user-1', sessionId: 'session-1', signedInAt: new Date((now - 60) * 1000) });
-    expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1' }))).toBeUndefined();
-    expect(verifyAccessToken(app.context.config, await sign({ jti: 'token-1', exp: now + 60, sid: '' }))).toBeUndefined();
-    expect(verifyAccessToken(app.context.config, await sign({ exp: now + 60 }))).toBeUndefined();
+    expect(await verifyAccessToken(app.context, await sign({ jti: 'token-1', exp: now + 60 }))).toEqual({ userId: 'user-1', sessionId: 'session-1', signedInAt: new Date((now - 60) * 1000) });
+    expect(await verifyAccessToken(app.context, await sign({ jti: 'token-1' }))).toBeUndefined();
+    expect(await verifyAccessToken(app.context, await sign({ jti: 'token-1', exp: now + 60, sid: '' }))).toBeUndefined();
+    expect(await verifyAccessToken(app.context, await sign({ exp: now + 60 }))).toBeUndefined();
   });
 
-  it('checks the signature and the expiry of every token it is shown, each time', () => {
-    const config = { ...app.context.config, JWT_EXPIRES_IN: 60 };
-    const { token } = signAccessToken(config, { id: 'session-1', userId: 'user-1', createdAt: new Date() });
-    expect(verifyAccessToken(config, token)).toMatchObject({ userId: 'user-1', sessionId: 'session-1' });
-    expect(verifyAccessToken({ ...config, JWT_SECRET: 'another-secret-another-secret-another-secret' }, token)).toBeUndefined();
+  it('checks the signature and the expiry of every token it is shown, each time', async () => {
+    const ctx = { ...app.context, config: { ...app.context.config, JWT_EXPIRES_IN: 60 } };
+    const { token } = await signAccessToken(ctx, { id: 'session-1', userId: 'user-1', createdAt: new Date() });
+    expect(await verifyAccessToken(ctx, token)).toMatchObject({ userId: 'user-1', sessionId: 'session-1' });
+    expect(await verifyAccessToken({ ...ctx, config: { ...ctx.config, JWT_SECRET: 'another-secret-another-secret-another-secret' } }, token)).toBeUndefined();
     const [header, , signature] = token.split('.') as [string, string, string];
     const forgedPayload = Buffer.from(JSON.stringify({ sub: 'user-2', sid: 'session-1', jti: 'x', iat: 1, exp: 4_102_444_800, auth_time: 1 })).toString('base64url');
-    expect(verifyAccessToken(config, `${header}.${forgedPayload}.${signature}`)).toBeUndefined();
+    expect(await verifyAccessToken(ctx, `${header}.${forgedPayload}.${signature}`)).toBeUndefined();
     vi.useFakeTimers({ now: Date.now() + 61_000 });
-    expect(verifyAccessToken(config, token)).toBeUndefined();
+    expect(await verifyAccessToken(ctx, token)).toBeUndefined();
   });
 
   it('rejects a correctly signed token of a session that does not exist or is not the user\'s', async () => {

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
-import type { User } from '../../src/generated/prisma/client.js';
+import type { Session, User } from '../../src/generated/prisma/client.js';
 import type { MailMessage, Mailer } from '../../src/mail/mailer.js';
 import { signAccessToken } from '../../src/modules/auth/access-tokens.js';
 import type { SignIn } from '../../src/modules/auth/account-events.js';
@@ -23,13 +24,22 @@ function recordingMailer(mails: MailMessage[]): Mailer {
   return { configured: true, send: async (message) => void mails.push(message), close: () => {} };
 }
 
-/** Starts the app on a random local port against a fresh, migrated database. */
+/** KEY_ENCRYPTION_KEYS of the tests: one entry, id "test". */
+export const TEST_KEY_ENCRYPTION_KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;
+
+/**
+ * Starts the app on a random local port against a fresh, migrated database. Access tokens are
+ * signed with JWT_ALGORITHM from the environment, HS256 when it is not set: `JWT_ALGORITHM=EdDSA
+ * npm test` runs every test with key pairs.
+ */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: database.url,
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+    JWT_ALGORITHM: process.env.JWT_ALGORITHM ?? 'HS256',
+    KEY_ENCRYPTION_KEYS: TEST_KEY_ENCRYPTION_KEYS,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_MAX: '0',
     APP_URL: 'http://app.test',
@@ -84,7 +94,19 @@ export async function olderToken(app: TestApp, user: User, minutesAgo: number): 
   const session = await app.context.prisma.session.create({
     data: { userId: user.id, method: 'password', createdAt: signedInAt, lastUsedAt: signedInAt, expiresAt: new Date(Date.now() + 86_400_000), maxExpiresAt: new Date(Date.now() + 86_400_000) },
   });
-  return signAccessToken(app.context.config, session).token;
+  return (await signAccessToken(app.context, session)).token;
+}
+
+/** The claims of B.2 in an access token of `session`, as matchers for toEqual. */
+export function sessionClaims(session: Session) {
+  return {
+    sub: session.userId,
+    sid: session.id,
+    jti: expect.any(String),
+    iat: expect.any(Number),
+    exp: expect.any(Number),
+    auth_time: Math.floor(session.createdAt.getTime() / 1000),
+  };
 }
 
 /** The link on its own line of a mail's text that starts with prefix. */

@@ -1,9 +1,8 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Config } from '../../config.js';
-
-/** Access tokens are HS256 only: a token with any other algorithm, "none" included, is rejected. */
-const ALGORITHM = 'HS256';
+import { signWithKeyPair, verifyWithKeyPair } from './signing-keys/key-pair-tokens.js';
+import type { KeyContext } from './signing-keys/signing-key-store.js';
 
 const keys = new WeakMap<Config, KeyObject>();
 
@@ -11,7 +10,7 @@ const keys = new WeakMap<Config, KeyObject>();
  * JWT_SECRET as a key, made once per configuration. jsonwebtoken also takes the secret as a string,
  * but then first tries it as a PEM public key on every call, which costs more than the check itself.
  */
-function signingKey(config: Config): KeyObject {
+function secretKey(config: Config): KeyObject {
   let key = keys.get(config);
   if (!key) {
     key = createSecretKey(Buffer.from(config.JWT_SECRET, 'utf8'));
@@ -37,8 +36,14 @@ export interface TokenSession {
  * Signs { sub, sid, jti, iat, exp, auth_time } with exp - iat equal to JWT_EXPIRES_IN. auth_time
  * (the OpenID Connect claim) is the session's sign-in, which refreshes do not move: the recent
  * sign-in rule reads it without another query.
+ *
+ * JWT_ALGORITHM=HS256 (the default) signs with JWT_SECRET. EdDSA and ES256 sign with the app's
+ * current key pair (signing-keys/), as RFC 9068 access tokens other services verify with the
+ * public keys at /.well-known/jwks.json: `kid` and `typ: at+jwt` in the header, and `iss`
+ * (API_URL) and `aud` (JWT_AUDIENCE) among the claims.
  */
-export function signAccessToken(config: Config, session: TokenSession): SignedAccessToken {
+export async function signAccessToken(ctx: KeyContext, session: TokenSession): Promise<SignedAccessToken> {
+  const { config } = ctx;
   const issuedAt = Math.floor(Date.now() / 1000);
   const expiresIn = config.JWT_EXPIRES_IN;
   const claims = {
@@ -49,7 +54,9 @@ export function signAccessToken(config: Config, session: TokenSession): SignedAc
     exp: issuedAt + expiresIn,
     auth_time: Math.floor(session.createdAt.getTime() / 1000),
   };
-  return { token: jwt.sign(claims, signingKey(config), { algorithm: ALGORITHM }), expiresIn };
+  if (config.JWT_ALGORITHM === 'HS256') return { token: jwt.sign(claims, secretKey(config), { algorithm: 'HS256' }), expiresIn };
+  const token = await signWithKeyPair(ctx, { iss: config.API_URL, aud: config.JWT_AUDIENCE, ...claims });
+  return { token, expiresIn };
 }
 
 export interface AccessTokenClaims {
@@ -59,19 +66,25 @@ export interface AccessTokenClaims {
   signedInAt: Date;
 }
 
-/**
- * The claims of a token this app signed, or undefined when the signature, the algorithm or the
- * claims are wrong or it has expired. Whether its session still lives is for the guard to read.
- */
-export function verifyAccessToken(config: Config, token: string): AccessTokenClaims | undefined {
-  let claims: string | jwt.JwtPayload;
+/** An HS256 token's claims; any other algorithm, "none" included, is refused. */
+function verifyWithSecret(config: Config, token: string): jwt.JwtPayload | undefined {
   try {
-    claims = jwt.verify(token, signingKey(config), { algorithms: [ALGORITHM] });
+    const claims = jwt.verify(token, secretKey(config), { algorithms: ['HS256'] });
+    return typeof claims === 'object' ? claims : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The claims of a token this app signed, or undefined when the signature, the algorithm or the
+ * claims are wrong or it has expired. Only JWT_ALGORITHM is accepted. Whether its session still
+ * lives is for the guard to read.
+ */
+export async function verifyAccessToken(ctx: KeyContext, token: string): Promise<AccessTokenClaims | undefined> {
+  const claims = ctx.config.JWT_ALGORITHM === 'HS256' ? verifyWithSecret(ctx.config, token) : await verifyWithKeyPair(ctx, token);
   // jsonwebtoken checks exp only when a token has one: every claim this app signs must be there.
-  if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.jti !== 'string') return undefined;
+  if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.jti !== 'string') return undefined;
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || typeof claims.auth_time !== 'number') return undefined;
   return { userId: claims.sub, sessionId: claims.sid, signedInAt: new Date(claims.auth_time * 1000) };
 }

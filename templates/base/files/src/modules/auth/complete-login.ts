@@ -21,8 +21,8 @@ export interface TokenResponse {
 export type LoginResult = TokenResponse | LoginChallenge;
 
 /** The token response of a session: a new access token and the session's current refresh token. */
-export function tokenResponse(ctx: AppContext, session: Session, user: User, refresh: IssuedRefreshToken): TokenResponse {
-  const access = signAccessToken(ctx.config, session);
+export async function tokenResponse(ctx: AppContext, session: Session, user: User, refresh: IssuedRefreshToken): Promise<TokenResponse> {
+  const access = await signAccessToken(ctx, session);
   return {
     token: access.token,
     tokenType: 'Bearer',

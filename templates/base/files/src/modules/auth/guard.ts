@@ -69,14 +69,15 @@ const reauthRequired = () =>
   new AppError(403, 'REAUTH_REQUIRED', 'This change needs a recent sign-in. Sign in again, then retry.');
 
 /**
- * The one guard. Accepts `Authorization: Bearer <token>` only. An access token: HS256, valid
- * signature, not expired, issued by this server as an access token, and its session not ended. An
- * API key, on a route that names a scope: a key a module recognises (bearerKeys hook), holding it.
+ * The one guard. Accepts `Authorization: Bearer <token>` only. An access token: JWT_ALGORITHM,
+ * valid signature, not expired, issued by this server as an access token, and its session not
+ * ended. An API key, on a route that names a scope: a key a module recognises (bearerKeys hook),
+ * holding it.
  */
 export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
   const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
   const sessionOf = async (token: string): Promise<SessionAuthentication> => {
-    const claims = verifyAccessToken(ctx.config, token);
+    const claims = await verifyAccessToken(ctx, token);
     if (!claims) throw unauthenticated('The token is invalid or expired.');
     const user = await findUserWithLiveSession(ctx, claims.userId, claims.sessionId);
     if (!user) throw unauthenticated('The token is invalid, expired or revoked.');

@@ -59,7 +59,7 @@ export function createSessionRoutes(ctx: AppContext): Router {
       if (!presented) throw noRefreshToken();
       return rotateRefreshToken(ctx, presented, (sessionId) => admitSessionRefresh(ctx, sessionId));
     });
-    sendLoginResult(req, res, ctx.config, tokenResponse(ctx, session, user, refresh));
+    sendLoginResult(req, res, ctx.config, await tokenResponse(ctx, session, user, refresh));
   });
 
   router.post('/api/auth/logout', auth, async (_req, res) => {
