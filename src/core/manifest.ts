@@ -25,9 +25,32 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - secondFactors: (db, userId) => string[], further second factors the user has (a passkey), added by completeLogin to the mfa answer's methods;
  * - oauthProviders: the provider descriptions the shared OAuth module serves;
  * - expiredRows: (db, now) => { count }, deletes the module's rows that expired or were used up (tokens, challenges, sessions),
- *   at start-up and every few minutes (src/db/expired-rows.ts).
+ *   at start-up and every few minutes (src/db/expired-rows.ts);
+ * - sessionChecks: (db, userId) => void, throws to refuse the user a session (a ban): run by every sign-in, inside the
+ *   transaction that starts its session, and by every refresh;
+ * - impersonators: (db, sessionId) => { id, email } | null, the admin behind an impersonation session while it may still act;
+ * - endCredentials: (db, userId) => void, ends the credentials a module keeps apart from sessions (API keys) when the user
+ *   is banned or deleted;
+ * - exportSections: (db, userId) => object, the module's part of the account export (never a hash, secret or token);
+ * - deleteAccount: (db, userId, ctx, options) => void, removes or refuses what the module holds before the user is deleted
+ *   (organizations the user alone owns).
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows'] as const;
+export const HOOKS = [
+  'loginChallenges',
+  'revokeAll',
+  'takeOver',
+  'logout',
+  'deferredSteps',
+  'signInMethods',
+  'secondFactors',
+  'oauthProviders',
+  'expiredRows',
+  'sessionChecks',
+  'impersonators',
+  'endCredentials',
+  'exportSections',
+  'deleteAccount',
+] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
@@ -109,6 +132,8 @@ export const manifestSchema = z.object({
   schema: modulePathSchema.optional(),
   /** Back-relation fields this module's models need on User, e.g. "passwordCredential PasswordCredential?". */
   userRelations: z.array(z.string()).default([]),
+  /** Back-relation fields this module's models need on Session, e.g. "impersonation Impersonation? @relation(\"ImpersonationSession\")". */
+  sessionRelations: z.array(z.string()).default([]),
   /** Folder with one <database>.sql migration per supported database. */
   migrations: modulePathSchema.optional(),
   openapi: modulePathSchema.optional(),

@@ -1,5 +1,5 @@
 /** Every generator release, oldest first. A module's tag is the release that first offered it. */
-export const RELEASES = ['1.0', '1.1', '2.0', '2.1', '2.2', '3.0', '3.1', '3.2', '3.3', '3.4', '3.5', '3.6', '3.7', '4.0'] as const;
+export const RELEASES = ['1.0', '1.1', '2.0', '2.1', '2.2', '3.0', '3.1', '3.2', '3.3', '3.4', '3.5', '3.6', '3.7', '4.0', '4.1'] as const;
 
 export const CURRENT_RELEASE = RELEASES[RELEASES.length - 1]!;
 

@@ -17,6 +17,7 @@ export interface RenderContext {
   /** Each chosen OAuth provider with its setup notes, for the README. */
   oauthSetup: OAuthProviderEntry[];
   userRelations: string[];
+  sessionRelations: string[];
   generatorVersion: string;
 }
 
@@ -39,6 +40,7 @@ export function buildRenderContext(
     },
     oauthSetup: manifests.flatMap((manifest) => manifest.providers.oauth),
     userRelations: manifests.flatMap((manifest) => manifest.userRelations),
+    sessionRelations: manifests.flatMap((manifest) => manifest.sessionRelations),
     generatorVersion: options.generatorVersion,
   };
 }

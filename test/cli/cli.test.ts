@@ -36,7 +36,7 @@ describe('usage errors exit 2 with a message naming the bad value', () => {
   it('bad template version', () => {
     const result = runCli([target('b'), '--yes', '--template-version', '0.9']);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0');
+    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0, 4.1');
   });
 
   it('invalid config file', () => {
@@ -105,7 +105,7 @@ describe('generate', () => {
     const dir = target('meta');
     expect(runCli([dir, '--yes', '--no-install', '--no-git', '--no-orgs', '--no-pages', '--db', 'postgresql']).status).toBe(0);
     const metadata = JSON.parse(readFileSync(path.join(dir, 'gatekit.json'), 'utf8'));
-    expect(metadata).toMatchObject({ templateVersion: '4.0', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
+    expect(metadata).toMatchObject({ templateVersion: '4.1', database: 'postgresql', modules: [{ id: 'base' }, { id: 'jwt', category: 'direct', tag: '1.0' }] });
     expect(metadata.command).toContain('--no-orgs --no-pages');
     const again = target('meta-again');
     const args = metadata.command.replace('npx create-gatekit meta', again).split(' ');

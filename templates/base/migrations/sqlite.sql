@@ -54,6 +54,9 @@ CREATE TABLE "OneTimeToken" (
 CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
 
 -- CreateIndex
+CREATE INDEX "User_createdAt_id_idx" ON "User"("createdAt", "id");
+
+-- CreateIndex
 CREATE INDEX "Session_userId_idx" ON "Session"("userId");
 
 -- CreateIndex

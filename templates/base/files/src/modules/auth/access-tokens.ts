@@ -33,14 +33,23 @@ export interface TokenSession {
   createdAt: Date;
 }
 
+/** The token of an impersonation session: who acts for the user, and when the session ends. */
+export interface Impersonating {
+  /** The admin, as the `act` claim (RFC 8693, "actor") names them. */
+  actorId: string;
+  /** The session's end: it is never refreshed, so its one token lives until then. */
+  until: Date;
+}
+
 /**
  * Signs { sub, sid, jti, iat, exp, auth_time } with exp - iat equal to JWT_EXPIRES_IN. auth_time
  * (the OpenID Connect claim) is the session's sign-in, which refreshes do not move: the recent
- * sign-in rule reads it without another query.
+ * sign-in rule reads it without another query. An impersonation's token also names the admin in
+ * `act`, and lives as long as its session, which has no refresh token.
  */
-export function signAccessToken(config: Config, session: TokenSession): SignedAccessToken {
+export function signAccessToken(config: Config, session: TokenSession, impersonating?: Impersonating): SignedAccessToken {
   const issuedAt = Math.floor(Date.now() / 1000);
-  const expiresIn = config.JWT_EXPIRES_IN;
+  const expiresIn = impersonating ? Math.max(1, Math.floor(impersonating.until.getTime() / 1000) - issuedAt) : config.JWT_EXPIRES_IN;
   const claims = {
     sub: session.userId,
     sid: session.id,
@@ -48,6 +57,7 @@ export function signAccessToken(config: Config, session: TokenSession): SignedAc
     iat: issuedAt,
     exp: issuedAt + expiresIn,
     auth_time: Math.floor(session.createdAt.getTime() / 1000),
+    ...(impersonating ? { act: { sub: impersonating.actorId } } : {}),
   };
   return { token: jwt.sign(claims, signingKey(config), { algorithm: ALGORITHM }), expiresIn };
 }
@@ -57,6 +67,8 @@ export interface AccessTokenClaims {
   sessionId: string;
   /** When the session signed in: a recent sign-in is required for security changes. */
   signedInAt: Date;
+  /** The admin acting for the user, in an impersonation session's token. */
+  actorId?: string;
 }
 
 /**
@@ -73,5 +85,8 @@ export function verifyAccessToken(config: Config, token: string): AccessTokenCla
   // jsonwebtoken checks exp only when a token has one: every claim this app signs must be there.
   if (typeof claims !== 'object' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.jti !== 'string') return undefined;
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || typeof claims.auth_time !== 'number') return undefined;
-  return { userId: claims.sub, sessionId: claims.sid, signedInAt: new Date(claims.auth_time * 1000) };
+  const actor: unknown = claims.act;
+  if (actor !== undefined && (typeof actor !== 'object' || actor === null || typeof (actor as { sub?: unknown }).sub !== 'string')) return undefined;
+  const actorId = (actor as { sub: string } | undefined)?.sub;
+  return { userId: claims.sub, sessionId: claims.sid, signedInAt: new Date(claims.auth_time * 1000), ...(actorId ? { actorId } : {}) };
 }

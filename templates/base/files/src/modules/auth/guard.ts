@@ -3,6 +3,8 @@ import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError, unauthenticated } from '../../http/app-error.js';
 import { verifyAccessToken } from './access-tokens.js';
+import type { Impersonator } from './account-events.js';
+import { findImpersonator, impersonationForbidden } from './impersonators.js';
 
 export interface Authentication {
   user: User;
@@ -10,6 +12,8 @@ export interface Authentication {
   sessionId: string;
   /** The session's sign-in, which refreshes do not move. */
   signedInAt: Date;
+  /** The admin acting as the user, when this is an impersonation session. */
+  impersonatedBy?: Impersonator;
 }
 
 declare global {
@@ -26,6 +30,12 @@ export interface GuardOptions {
    * REAUTH_MAX_AGE_MINUTES (refreshing does not count): a stolen session cannot lock the owner out.
    */
   recentSignIn?: boolean;
+  /**
+   * Security changes, the account's deletion and export, and the operators' API refuse an
+   * impersonation session (403 IMPERSONATION_FORBIDDEN): an admin acting as a user sees what the
+   * user sees, and can do less than the user can.
+   */
+  noImpersonation?: boolean;
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
@@ -45,7 +55,9 @@ const reauthRequired = () =>
 
 /**
  * The one guard. Accepts `Authorization: Bearer <jwt>` only: HS256, valid signature, not expired,
- * issued by this server as an access token, and its session not ended.
+ * issued by this server as an access token, and its session not ended. The token of an
+ * impersonation session (it names its admin) also needs the admin's own session alive and the
+ * admin still an admin: one more read, for those tokens only.
  */
 export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
   const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
@@ -56,8 +68,14 @@ export function requireAuth(ctx: AppContext, options: GuardOptions = {}): Reques
     if (!claims) throw unauthenticated('The token is invalid or expired.');
     const user = await findUserWithLiveSession(ctx, claims.userId, claims.sessionId);
     if (!user) throw unauthenticated('The token is invalid, expired or revoked.');
+    let impersonatedBy: Impersonator | undefined;
+    if (claims.actorId) {
+      impersonatedBy = (await findImpersonator(ctx.prisma, claims.sessionId)) ?? undefined;
+      if (impersonatedBy?.id !== claims.actorId) throw unauthenticated('The impersonation has ended.');
+      if (options.noImpersonation) throw impersonationForbidden();
+    }
     if (options.recentSignIn && Date.now() - claims.signedInAt.getTime() > maxAgeMs) throw reauthRequired();
-    res.locals.auth = { user, sessionId: claims.sessionId, signedInAt: claims.signedInAt };
+    res.locals.auth = { user, sessionId: claims.sessionId, signedInAt: claims.signedInAt, ...(impersonatedBy ? { impersonatedBy } : {}) };
     next();
   };
 }
