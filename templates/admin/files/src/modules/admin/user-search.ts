@@ -2,7 +2,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { AppError } from '../../http/app-error.js';
 import type { Db } from '../auth/account-events.js';
 import { adminUserInclude, toAdminUser, type AdminUser } from './admin-views.js';
-import { nameContains } from './name-match.js';
+import { matchesLiterally, matchingUsers } from './user-query.js';
 
 export interface UserSearch {
   /** An email prefix or a part of the name. */
@@ -42,12 +42,13 @@ const inForce = (now: Date): Prisma.UserBanWhereInput => ({ OR: [{ expiresAt: nu
 /**
  * Users, newest first, a keyset page at a time (@@index([createdAt, id]) on User): the cursor is
  * where the last page ended, so a deep page costs what the first does. `query` matches an email
- * prefix (addresses are stored lowercased) or a part of the name, whatever the case.
+ * prefix or a part of the name, whatever the case. On SQLite a query with `%` or `_` may give a
+ * page shorter than `limit` with a next cursor (user-query.ts says why): follow nextCursor until null.
  */
 export async function searchUsers(db: Db, search: UserSearch): Promise<{ users: AdminUser[]; nextCursor: string | null }> {
   const now = new Date();
   const filters: Prisma.UserWhereInput[] = [];
-  if (search.query) filters.push({ OR: [{ email: { startsWith: search.query.toLowerCase() } }, nameContains(search.query)] });
+  if (search.query) filters.push(matchingUsers(search.query));
   if (search.role) filters.push({ adminRole: search.role === 'admin' ? { isNot: null } : { is: null } });
   if (search.banned !== undefined) filters.push(search.banned ? { ban: { is: inForce(now) } } : { NOT: { ban: { is: inForce(now) } } });
   if (search.cursor) {
@@ -62,5 +63,6 @@ export async function searchUsers(db: Db, search: UserSearch): Promise<{ users: 
   });
   const page = rows.slice(0, search.limit);
   const last = page[page.length - 1];
-  return { users: page.map((user) => toAdminUser(user, now)), nextCursor: rows.length > search.limit && last ? encodeCursor(last) : null };
+  const users = page.filter((user) => !search.query || matchesLiterally(user, search.query));
+  return { users: users.map((user) => toAdminUser(user, now)), nextCursor: rows.length > search.limit && last ? encodeCursor(last) : null };
 }
