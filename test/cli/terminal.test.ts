@@ -149,6 +149,7 @@ describe('in a terminal', () => {
         { waitFor: /OAuth providers[\s\S]*Apple \(callback http:\/\/localhost:3000\/api\/auth\/apple\/callback\)/, keys: KEYS.down },
         { waitFor: /Discord \(callback http:\/\/localhost:3000\/api\/auth\/discord\/callback\)/, keys: `${KEYS.space}${KEYS.enter}` },
         { waitFor: /Hosted services/, keys: KEYS.enter },
+        { waitFor: /Feature modules[\s\S]*Admin/, keys: KEYS.enter },
         { waitFor: /Add organizations/, keys: KEYS.enter },
         { waitFor: /Serve built-in pages/, keys: KEYS.enter },
         { waitFor: /Database[\s\S]*sqlite[\s\S]*mysql \(unavailable: no migrations for it yet/, keys: KEYS.enter },
