@@ -195,11 +195,11 @@ describe('an impersonation session is refused (403 IMPERSONATION_FORBIDDEN) ever
     identityId: string;
     otherSession: string;
   }
-  let target: Target | undefined;
-
-  /** A verified user with a password, a passkey, a linked GitHub identity and a second session, and an impersonation of them. */
+  /**
+   * A new verified user with a password, a passkey, a linked GitHub identity and a second session,
+   * and an impersonation of them: each test starts from its own, so each refusal is checked alone.
+   */
   async function impersonated(): Promise<Target> {
-    if (target) return target;
     const account = await register(running, { password: PASSWORD, verified: true });
     const passkeyId = await addPasskey(account, new SoftAuthenticator(TEST_APP_URL));
     const other = await login(account.email);
@@ -207,8 +207,7 @@ describe('an impersonation session is refused (403 IMPERSONATION_FORBIDDEN) ever
     const impersonation = await impersonate(account);
     const sessions = await api('/api/auth/sessions', { token: other.body.token });
     const otherSession = sessions.body.sessions.find((session: { current: boolean }) => session.current).id;
-    target = { ...account, impersonation, passkeyId, identityId: identity, otherSession };
-    return target;
+    return { ...account, impersonation, passkeyId, identityId: identity, otherSession };
   }
 
   async function linkGitHub(account: Account): Promise<string> {
@@ -258,6 +257,9 @@ describe('an impersonation session is refused (403 IMPERSONATION_FORBIDDEN) ever
       expect(passkeys.body.passkeys.map((passkey: { id: string; name: string }) => passkey.id)).toEqual([t.passkeyId]);
       expect((await api('/api/auth/identities', { token: t.token })).body.identities.map((identity: { id: string }) => identity.id)).toEqual([t.identityId]);
       expect((await api('/api/auth/me', { token: t.token })).body.user.twoFactorEnabled).toBe(false);
+      const sessions = (await api('/api/auth/sessions', { token: t.token })).body.sessions.map((session: { id: string }) => session.id);
+      expect(sessions).toContain(t.otherSession);
+      expectError(await login(t.email, 'an admin chose this one'), 401, 'INVALID_CREDENTIALS');
     });
   }
 
