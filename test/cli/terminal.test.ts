@@ -30,7 +30,7 @@ describe('prompts check each answer as it is given (issue 24)', () => {
     writeFileSync(path.join(cwd, 'taken'), 'a file');
     const erase = KEYS.backspace.repeat(12);
     const { code, output } = await runInTerminal(
-      ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
+      ['--no-install', '--no-git', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--modules', '', '--no-orgs', '--no-pages', '--db', 'sqlite'],
       [
         { waitFor: /Where should the app go\?[\s\S]*my-app/, keys: `My App${KEYS.enter}` },
         { waitFor: /'My App' cannot be an npm package name/, keys: `${erase}node_modules${KEYS.enter}` },
@@ -126,7 +126,7 @@ describe('PostgreSQL in a terminal (issue 24, row 5)', () => {
     const dir = path.join(work, 'tty-pg');
     const erase = KEYS.backspace.repeat(60);
     const { code, output } = await runInTerminal(
-      [dir, '--db', 'postgresql', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--no-orgs', '--no-pages', '--install', '--no-git', '--pm', 'npm'],
+      [dir, '--db', 'postgresql', '--auth', 'jwt', '--oauth', 'none', '--hosted', '', '--modules', '', '--no-orgs', '--no-pages', '--install', '--no-git', '--pm', 'npm'],
       [
         { waitFor: /DATABASE_URL of a running PostgreSQL server/, keys: `postgresql://app:s3cret-word@127.0.0.1:1/app${KEYS.enter}` },
         { waitFor: /postgresql:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app: cannot connect to 127\.0\.0\.1:1 \(ECONNREFUSED\)/, keys: `${erase}postgresql://postgres@127.0.0.1:5432/test${KEYS.enter}` },
@@ -171,7 +171,9 @@ describe('in a terminal', () => {
     const { code, output } = await runInTerminal(
       ['add', '--cwd', dir, '--no-install'],
       [
-        { waitFor: /Modules to add[\s\S]*Apple \(oauth: /, keys: `${KEYS.space}${KEYS.enter}` },
+        // Admin comes first in the list (the focused one shows its hint): down to Apple.
+        { waitFor: /Modules to add[\s\S]*Admin \(module: /, keys: KEYS.down },
+        { waitFor: /Apple \(oauth: /, keys: `${KEYS.space}${KEYS.enter}` },
         { waitFor: /Added apple/ },
       ],
     );
