@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { register, type Account } from '../helpers/accounts.js';
 import { runAdminCommand } from '../helpers/admin-command.js';
 import { call } from '../helpers/app-process.js';
-import { screenshot, useBrowser, type Tab } from '../helpers/browser.js';
+import { onAccountPage as showsAccountPage, screenshot, signInThroughPages, useBrowser, type Tab } from '../helpers/browser.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { useRunningApp } from '../helpers/running-app.js';
 
@@ -26,22 +26,8 @@ const url = (path = '/') => `${running.env().APP_URL}${path}`;
 const tokenOf = (page: Page) => page.evaluate(() => sessionStorage.getItem('accessToken'));
 const api = (path: string, init: Parameters<typeof call>[2] = {}) => call(running.app.url, path, init);
 
-async function signIn(email: string): Promise<Tab> {
-  const tab = await browser.open();
-  tab.page.setDefaultTimeout(15_000);
-  await tab.page.goto(url('/'));
-  const form = tab.page.locator('#sign-in-form');
-  await form.getByLabel('Email').fill(email);
-  await form.getByLabel('Password').fill(PASSWORD);
-  await form.getByRole('button', { name: 'Sign in' }).click();
-  await onAccountPage(tab.page, email);
-  return tab;
-}
-
-async function onAccountPage(page: Page, email: string): Promise<void> {
-  await page.waitForURL(url('/account'));
-  await page.locator('#profile [data-field="email"]', { hasText: email }).waitFor();
-}
+const signIn = (email: string): Promise<Tab> => signInThroughPages(() => browser.open(), url(''), email, PASSWORD);
+const onAccountPage = (page: Page, email: string) => showsAccountPage(page, url(''), email);
 
 async function createAdmin(): Promise<Account> {
   const admin = await register(running, { password: PASSWORD });

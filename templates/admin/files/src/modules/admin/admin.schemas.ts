@@ -1,12 +1,10 @@
 import { z } from 'zod';
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+import { pageQuery } from '../../http/page-query.js';
 
 const emptyAsMissing = (value: unknown) => (value === '' ? undefined : value);
 
-/** ?query=&role=&banned=&limit=&cursor= of the user search. */
-export const userSearchQuery = z.object({
+/** ?query=&role=&banned= of the user search, and the page. */
+export const userSearchQuery = pageQuery.extend({
   query: z.preprocess(emptyAsMissing, z.string({ error: 'query must be a string' }).trim().max(100, 'query is too long').optional()),
   role: z.preprocess(emptyAsMissing, z.enum(['user', 'admin'], { error: 'role must be user or admin' }).optional()),
   banned: z.preprocess(
@@ -16,16 +14,6 @@ export const userSearchQuery = z.object({
       .transform((value) => value === 'true')
       .optional(),
   ),
-  limit: z.preprocess(
-    emptyAsMissing,
-    z.coerce
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-      .default(DEFAULT_PAGE_SIZE),
-  ),
-  cursor: z.preprocess(emptyAsMissing, z.string({ error: 'cursor must be a string' }).max(200, 'cursor is too long').optional()),
 });
 
 /** Why: kept for the admins (a ban's reason is never shown to the user). */

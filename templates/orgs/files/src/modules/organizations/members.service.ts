@@ -1,10 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { Prisma, type OrgMember, type User } from '../../generated/prisma/client.js';
 import { AppError, forbidden, notFound } from '../../http/app-error.js';
+import type { PageQuery } from '../../http/page-query.js';
 import type { Membership } from './membership.js';
 import { lockOrganization } from './organization-lock.js';
 import { toMemberView, withUser, type MemberView } from './organization-views.js';
-import { toPage, type PageQuery } from './pagination.js';
+import { toPage } from './pagination.js';
 import { canRemoveMember, type Role } from './roles.js';
 import { TRANSACTION_OPTIONS } from './transaction-options.js';
 

@@ -1,25 +1,4 @@
-import { z } from 'zod';
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
-
-const emptyAsMissing = (value: unknown) => (value === '' ? undefined : value);
-
-/** ?limit= (1 to 200, default 50) and ?cursor= (the nextCursor of the previous page). */
-export const pageQuery = z.object({
-  limit: z.preprocess(
-    emptyAsMissing,
-    z.coerce
-      .number({ error: 'limit must be a number' })
-      .int('limit must be a whole number')
-      .min(1, 'limit must be at least 1')
-      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
-      .default(DEFAULT_PAGE_SIZE),
-  ),
-  cursor: z.preprocess(emptyAsMissing, z.string({ error: 'cursor must be a string' }).max(100, 'cursor is too long').optional()),
-});
-
-export type PageQuery = z.infer<typeof pageQuery>;
+import type { PageQuery } from '../../http/page-query.js';
 
 /**
  * Lists are ordered by id; a page asks for the rows after the cursor and one row more than the
