@@ -29,9 +29,35 @@ export const MANIFEST_FILE = 'gatekit.module.json';
  * - bearerKeys: (ctx, key) => caller | null | undefined, recognises the module's own API keys for the guard
  *   (null: one of its keys, but not a usable one; undefined: not its key);
  * - events: (db, event, ctx) => void, records an account event inside the transaction of its change (the audit log);
- * - backgroundTasks: (ctx) => { stop() }, work the server runs beside requests (webhook deliveries), stopped at shutdown.
+ * - backgroundTasks: (ctx) => { stop() }, work the server runs beside requests (webhook deliveries), stopped at shutdown;
+ * - sessionChecks: (db, userId) => void, throws to refuse the user a session (a ban): run by every sign-in, inside the
+ *   transaction that starts its session, and by every refresh;
+ * - impersonators: (db, sessionId) => { id, email } | null, the admin behind an impersonation session while it may still act;
+ * - endCredentials: (db, userId) => void, ends the credentials a module keeps apart from sessions (API keys) when the user
+ *   is banned or deleted;
+ * - exportSections: (db, userId) => object, the module's part of the account export (never a hash, secret or token);
+ * - deleteAccount: (db, userId, ctx, options) => void, removes or refuses what the module holds before the user is deleted
+ *   (organizations the user alone owns).
  */
-export const HOOKS = ['loginChallenges', 'revokeAll', 'takeOver', 'logout', 'deferredSteps', 'signInMethods', 'secondFactors', 'oauthProviders', 'expiredRows', 'bearerKeys', 'events', 'backgroundTasks'] as const;
+export const HOOKS = [
+  'loginChallenges',
+  'revokeAll',
+  'takeOver',
+  'logout',
+  'deferredSteps',
+  'signInMethods',
+  'secondFactors',
+  'oauthProviders',
+  'expiredRows',
+  'bearerKeys',
+  'events',
+  'backgroundTasks',
+  'sessionChecks',
+  'impersonators',
+  'endCredentials',
+  'exportSections',
+  'deleteAccount',
+] as const;
 export type HookName = (typeof HOOKS)[number];
 
 const envVarSchema = z.object({
@@ -122,6 +148,8 @@ export const manifestSchema = z.object({
    * { "Organization": ["apiKeys OrganizationApiKey[]"] }; that module's schema renders them.
    */
   modelRelations: z.record(z.string().regex(/^[A-Z][A-Za-z0-9]*$/), z.array(z.string())).default({}),
+  /** Back-relation fields this module's models need on Session, e.g. "impersonation Impersonation? @relation(\"ImpersonationSession\")". */
+  sessionRelations: z.array(z.string()).default([]),
   /** Folder with one <database>.sql migration per supported database. */
   migrations: modulePathSchema.optional(),
   openapi: modulePathSchema.optional(),

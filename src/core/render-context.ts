@@ -9,6 +9,11 @@ export interface RenderContext {
   routers: RouterRef[];
   configs: ImportRef[];
   hooks: Record<HookName, ImportRef[]>;
+  /**
+   * What src/modules/auth/account-hooks.ts imports for its lists: each file once, with every name
+   * it gives (a function may serve two events: a module's key removal on a take-over and on a ban).
+   */
+  accountHookImports: { import: string; names: string[] }[];
   providers: {
     methods: string[];
     oauth: { id: string; name: string; requiredEnv: string[]; nameEnv?: string }[];
@@ -21,7 +26,36 @@ export interface RenderContext {
   events: string[];
   /** Back-relation fields on other modules' models, by model name ({{#each modelRelations.Organization}}). */
   modelRelations: Record<string, string[]>;
+  sessionRelations: string[];
   generatorVersion: string;
+}
+
+/** The hook lists account-hooks.ts holds; the others are rendered into files of their own. */
+const ACCOUNT_HOOKS: HookName[] = [
+  'loginChallenges',
+  'revokeAll',
+  'takeOver',
+  'logout',
+  'signInMethods',
+  'secondFactors',
+  'bearerKeys',
+  'events',
+  'sessionChecks',
+  'impersonators',
+  'endCredentials',
+  'exportSections',
+  'deleteAccount',
+];
+
+/** The imports of some hook lists, grouped by file, each name once, in the order they come. */
+function importsOf(refs: ImportRef[]): { import: string; names: string[] }[] {
+  const byFile = new Map<string, string[]>();
+  for (const ref of refs) {
+    const names = byFile.get(ref.import) ?? [];
+    if (!names.includes(ref.name)) names.push(ref.name);
+    byFile.set(ref.import, names);
+  }
+  return [...byFile].map(([file, names]) => ({ import: file, names }));
 }
 
 export function buildRenderContext(
@@ -29,13 +63,15 @@ export function buildRenderContext(
   options: { projectName: string; db: Database; generatorVersion: string },
 ): RenderContext {
   const manifests = modules.map((module) => module.manifest);
+  const hooks = Object.fromEntries(HOOKS.map((hook) => [hook, manifests.flatMap((manifest) => manifest.hooks[hook] ?? [])])) as Record<HookName, ImportRef[]>;
   return {
     projectName: options.projectName,
     db: options.db,
     modules: Object.fromEntries(manifests.map((manifest) => [manifest.id, true])),
     routers: manifests.flatMap((manifest) => manifest.routers),
     configs: manifests.flatMap((manifest) => manifest.config),
-    hooks: Object.fromEntries(HOOKS.map((hook) => [hook, manifests.flatMap((manifest) => manifest.hooks[hook] ?? [])])) as Record<HookName, ImportRef[]>,
+    hooks,
+    accountHookImports: importsOf(ACCOUNT_HOOKS.flatMap((hook) => hooks[hook])),
     providers: {
       methods: manifests.flatMap((manifest) => manifest.providers.methods),
       oauth: manifests.flatMap((manifest) => manifest.providers.oauth.map(({ id, name, requiredEnv, nameEnv }) => ({ id, name, requiredEnv, ...(nameEnv ? { nameEnv } : {}) }))),
@@ -48,6 +84,7 @@ export function buildRenderContext(
       for (const [model, fields] of Object.entries(manifest.modelRelations)) all[model] = [...(all[model] ?? []), ...fields];
       return all;
     }, {}),
+    sessionRelations: manifests.flatMap((manifest) => manifest.sessionRelations),
     generatorVersion: options.generatorVersion,
   };
 }

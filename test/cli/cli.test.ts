@@ -37,7 +37,7 @@ describe('usage errors exit 2 with a message naming the bad value', () => {
   it('bad template version', () => {
     const result = runCli([target('b'), '--yes', '--template-version', '0.9']);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0');
+    expect(result.stderr).toContain('Valid releases: 1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0, 4.1');
   });
 
   it('invalid config file', () => {

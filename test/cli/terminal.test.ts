@@ -149,7 +149,7 @@ describe('in a terminal', () => {
         { waitFor: /OAuth providers[\s\S]*Apple \(callback http:\/\/localhost:3000\/api\/auth\/apple\/callback\)/, keys: KEYS.down },
         { waitFor: /Discord \(callback http:\/\/localhost:3000\/api\/auth\/discord\/callback\)/, keys: `${KEYS.space}${KEYS.enter}` },
         { waitFor: /Hosted services/, keys: KEYS.enter },
-        { waitFor: /Feature modules[\s\S]*API keys/, keys: KEYS.enter },
+        { waitFor: /Feature modules[\s\S]*Admin[\s\S]*API keys/, keys: KEYS.enter },
         { waitFor: /Add organizations/, keys: KEYS.enter },
         { waitFor: /Serve built-in pages/, keys: KEYS.enter },
         { waitFor: /Database[\s\S]*sqlite[\s\S]*mysql \(unavailable: no migrations for it yet/, keys: KEYS.enter },
@@ -171,8 +171,9 @@ describe('in a terminal', () => {
     const { code, output } = await runInTerminal(
       ['add', '--cwd', dir, '--no-install'],
       [
-        // API keys comes first (the modules are listed by id); Apple is next.
-        { waitFor: /Modules to add[\s\S]*API keys \(module: [\s\S]*Apple/, keys: `${KEYS.down}${KEYS.space}${KEYS.enter}` },
+        // Admin comes first in the list (the focused one shows its hint), then API keys: down twice to Apple.
+        { waitFor: /Modules to add[\s\S]*Admin \(module: /, keys: `${KEYS.down}${KEYS.down}` },
+        { waitFor: /Apple \(oauth: /, keys: `${KEYS.space}${KEYS.enter}` },
         { waitFor: /Added apple/ },
       ],
       { timeoutMs: 50_000 },

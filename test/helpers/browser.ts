@@ -63,3 +63,22 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/** Waits until `page` shows the built-in account page of `appUrl`, signed in as `email`. */
+export async function onAccountPage(page: Page, appUrl: string, email: string): Promise<void> {
+  await page.waitForURL(`${appUrl}/account`);
+  await page.locator('#profile [data-field="email"]', { hasText: email }).waitFor();
+}
+
+/** Signs in through the built-in sign-in page of `appUrl` with a password, in a new browser, up to the account page. */
+export async function signInThroughPages(open: () => Promise<Tab>, appUrl: string, email: string, password: string): Promise<Tab> {
+  const tab = await open();
+  tab.page.setDefaultTimeout(15_000);
+  await tab.page.goto(`${appUrl}/`);
+  const form = tab.page.locator('#sign-in-form');
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Password').fill(password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+  await onAccountPage(tab.page, appUrl, email);
+  return tab;
+}

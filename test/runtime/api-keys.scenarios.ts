@@ -10,6 +10,7 @@ import { register, type Account } from '../helpers/accounts.js';
 import { call, startAppProcess } from '../helpers/app-process.js';
 import type { PreparedFixture } from '../helpers/fixtures.js';
 import type { RunningApp } from '../helpers/running-app.js';
+import { createAdmin } from './admin.scenarios.js';
 
 const PASSWORD = 'correct horse battery staple';
 const KEY_PATTERN = /^gk_(user|org)_[0-9A-Za-z]{49}$/;
@@ -123,6 +124,73 @@ export function describeApiKeyScenarios({ fixture, running, accountRoutes }: Api
       const reply = await api('/api/auth/me', { token: bad });
       expect(errorOf(reply)).toEqual([401, 'UNAUTHENTICATED']);
       expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    }
+  });
+
+  // Issue 32 item 8 with issue 33: a ban and a deletion end the user's keys; an organization key
+  // its maker made outlives the maker's account. An admin acting as a user manages no keys.
+  it("a ban ends the user's keys for good; a deletion ends them too, but not the organization keys the user made", async () => {
+    const admin = await createAdmin({ fixture, running });
+    const banned = await register(running, { password: PASSWORD });
+    const { key: bannedKey } = await userKey(banned);
+    expect((await api(`/api/admin/users/${banned.userId}/ban`, { token: admin.token, json: { reason: 'abuse' } })).status).toBe(200);
+    expect(errorOf(await api('/api/auth/me', { token: bannedKey }))).toEqual([401, 'UNAUTHENTICATED']);
+    expect((await api(`/api/admin/users/${banned.userId}/unban`, { method: 'POST', token: admin.token })).status).toBe(200);
+    expect(errorOf(await api('/api/auth/me', { token: bannedKey }))).toEqual([401, 'UNAUTHENTICATED']);
+
+    const leaving = await register(running, { password: PASSWORD });
+    const orgId = await organization(leaving);
+    const { key: ownKey } = await userKey(leaving);
+    const service = await organizationKey(leaving, orgId, { role: 'member' });
+    const exported = await api('/api/auth/account/export', { token: leaving.token });
+    expect(exported.body.apiKeys).toEqual([expect.objectContaining({ name: 'script', start: ownKey.slice(0, 12) })]);
+    expect(JSON.stringify(exported.body)).not.toContain(ownKey);
+    expect(JSON.stringify(exported.body)).not.toContain(service.key);
+    // The organization has only this member, so it goes with the account, and its key with it.
+    const survivor = await register(running, { password: PASSWORD });
+    const sharedOrg = await organization(survivor);
+    const invited = await api(`/api/organizations/${sharedOrg}/invite`, { token: survivor.token, json: { email: leaving.email, role: 'admin' } });
+    expect((await api(`/api/organizations/invite/${invited.body.inviteUrl.split('/invite/')[1]}/accept`, { method: 'POST', token: leaving.token })).status).toBe(200);
+    const outliving = await organizationKey(leaving, sharedOrg, { role: 'member' });
+    expect((await api('/api/auth/account', { method: 'DELETE', token: leaving.token, json: { confirm: leaving.email } })).status).toBe(204);
+    expect(errorOf(await api('/api/auth/me', { token: ownKey }))).toEqual([401, 'UNAUTHENTICATED']);
+    expect(errorOf(await api(`/api/organizations/${orgId}`, { token: service.key }))).toEqual([401, 'UNAUTHENTICATED']);
+    const kept = await api(`/api/organizations/${sharedOrg}/api-keys`, { token: survivor.token });
+    expect(kept.body.apiKeys).toEqual([expect.objectContaining({ id: outliving.id, createdBy: null })]);
+    expect((await api(`/api/organizations/${sharedOrg}`, { token: outliving.key })).status).toBe(200);
+  });
+
+  it('an impersonation session cannot list, make or delete keys (403 IMPERSONATION_FORBIDDEN)', async () => {
+    const admin = await createAdmin({ fixture, running });
+    const target = await register(running, { password: PASSWORD });
+    const { id } = await userKey(target);
+    const orgId = await organization(target);
+    const started = await api(`/api/admin/users/${target.userId}/impersonate`, { token: admin.token, json: { reason: 'support ticket 1' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const acting = started.body.token as string;
+    for (const [method, path, json] of [
+      ['GET', '/api/auth/api-keys'],
+      ['POST', '/api/auth/api-keys', { name: 'planted' }],
+      ['PATCH', `/api/auth/api-keys/${id}`, { name: 'renamed' }],
+      ['DELETE', `/api/auth/api-keys/${id}`],
+      ['GET', `/api/organizations/${orgId}/api-keys`],
+      ['POST', `/api/organizations/${orgId}/api-keys`, { name: 'planted', role: 'admin' }],
+    ] as const) {
+      expect(errorOf(await api(path, { method, token: acting, json })), `${method} ${path}`).toEqual([403, 'IMPERSONATION_FORBIDDEN']);
+    }
+  });
+
+  it('every /api/admin route refuses a key (403 SESSION_REQUIRED), the admin\'s own included', async () => {
+    const admin = await createAdmin({ fixture, running });
+    const { key } = await userKey(admin, { scopes: ['profile:read', 'orgs:read', 'orgs:write'] });
+    for (const [method, path, json] of [
+      ['GET', '/api/admin/users'],
+      ['GET', `/api/admin/users/${admin.userId}`],
+      ['POST', `/api/admin/users/${admin.userId}/ban`, { reason: 'x' }],
+      ['PUT', `/api/admin/users/${admin.userId}/role`, { role: 'user' }],
+      ['DELETE', `/api/admin/users/${admin.userId}/sessions`],
+    ] as const) {
+      expect(errorOf(await api(path, { method, token: key, json })), `${method} ${path}`).toEqual([403, 'SESSION_REQUIRED']);
     }
   });
 

@@ -63,8 +63,11 @@ export interface HostedApp {
   serviceToken(service: TokenServiceCase, email: string, verified: boolean, overrides?: TokenOverrides): Promise<{ subject: string; token: string }>;
 }
 
-/** Starts the stand-ins, then the app with every service pointed at them (Supabase with its legacy secret too). */
-export function useHostedApp(setup: { fixture: () => PreparedFixture; databaseUrl: () => string }): HostedApp {
+/**
+ * Starts the stand-ins, then the app with every service pointed at them (Supabase with its legacy
+ * secret too); `env` adds to its environment (another stand-in's variables).
+ */
+export function useHostedApp(setup: { fixture: () => PreparedFixture; databaseUrl: () => string; env?: () => Record<string, string> }): HostedApp {
   let fake: FakeHosted | undefined;
   const secrets: string[] = [];
   beforeAll(async () => {
@@ -75,7 +78,7 @@ export function useHostedApp(setup: { fixture: () => PreparedFixture; databaseUr
   });
   const running = useRunningApp({
     ...setup,
-    env: () => ({ ...fake!.clerk.env(), ...fake!.auth0.env(), ...fake!.supabase.env({ legacySecret: true }), AUTH_SECRET }),
+    env: () => ({ ...fake!.clerk.env(), ...fake!.auth0.env(), ...fake!.supabase.env({ legacySecret: true }), AUTH_SECRET, ...setup.env?.() }),
   });
   const api = (path: string, init: Parameters<typeof call>[2] = {}) => call(running.app.url, path, init);
   return {

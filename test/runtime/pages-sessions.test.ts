@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../helpers/accounts.js';
 import { call } from '../helpers/app-process.js';
-import { useBrowser, type Tab } from '../helpers/browser.js';
+import { onAccountPage as showsAccountPage, signInThroughPages, useBrowser, type Tab } from '../helpers/browser.js';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { useRunningApp } from '../helpers/running-app.js';
 
@@ -30,22 +30,8 @@ const running = useRunningApp({
 const url = (path = '/') => `${running.env().APP_URL}${path}`;
 const tokenOf = (page: Page) => page.evaluate(() => sessionStorage.getItem('accessToken'));
 
-async function signIn(email: string): Promise<Tab> {
-  const tab = await browser.open();
-  tab.page.setDefaultTimeout(15_000);
-  await tab.page.goto(url('/'));
-  const form = tab.page.locator('#sign-in-form');
-  await form.getByLabel('Email').fill(email);
-  await form.getByLabel('Password').fill(PASSWORD);
-  await form.getByRole('button', { name: 'Sign in' }).click();
-  await onAccountPage(tab.page, email);
-  return tab;
-}
-
-async function onAccountPage(page: Page, email: string): Promise<void> {
-  await page.waitForURL(url('/account'));
-  await page.locator('#profile [data-field="email"]', { hasText: email }).waitFor();
-}
+const signIn = (email: string): Promise<Tab> => signInThroughPages(() => browser.open(), url(''), email, PASSWORD);
+const onAccountPage = (page: Page, email: string) => showsAccountPage(page, url(''), email);
 
 describe('sessions in the pages', () => {
   it('keeps the refresh token in an HttpOnly cookie that no script reads, and never in storage', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 31's races between a sign-in and a revocation of its user (sign-in-races.scenarios.ts),
+ * Issue 31's and issue 33's races between a sign-in and a revocation of its user (sign-in-races.scenarios.ts),
  * with the production bcrypt cost, on SQLite (the full fixture) and on PostgreSQL (the
  * orgs-postgresql fixture: jwt + magic-link), each app running as its own process.
  */
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { copyOfDevDatabase, sharedFixture, type PreparedFixture } from '../helpers/fixtures.js';
 import { useRunningApp } from '../helpers/running-app.js';
 import { createTempPgSchema, type TempPgSchema } from '../helpers/schema-engine.js';
+import { createAdmin } from './admin.scenarios.js';
 import { describeSignInRaces } from './sign-in-races.scenarios.js';
 
 const PRODUCTION_COST = { BCRYPT_COST: '12' };
@@ -17,7 +18,7 @@ describe('SQLite (full fixture)', () => {
     fixture = await sharedFixture('full');
   });
   const running = useRunningApp({ fixture: () => fixture, databaseUrl: () => copyOfDevDatabase(fixture, 'security-races'), env: () => PRODUCTION_COST });
-  describeSignInRaces(() => running);
+  describeSignInRaces(() => running, () => createAdmin({ fixture: () => fixture, running }));
 });
 
 describe('PostgreSQL (orgs-postgresql fixture)', () => {
@@ -32,5 +33,5 @@ describe('PostgreSQL (orgs-postgresql fixture)', () => {
     await database?.drop();
   });
   const running = useRunningApp({ fixture: () => fixture, databaseUrl: () => database.url, env: () => PRODUCTION_COST });
-  describeSignInRaces(() => running);
+  describeSignInRaces(() => running, () => createAdmin({ fixture: () => fixture, running }));
 });

@@ -12,9 +12,12 @@
  * Whatever the interleaving, afterwards the account has no session but the owner's: the loser's
  * login either answered 401 INVALID_CREDENTIALS, or the session it got is already dead (its access
  * token 401, its refresh token 401). Release 4.0 left the squatter a live 90-day session.
+ *
+ * Issue 33 adds two revocations of the same kind (CONTRACT B.2, B.15): an admin's ban (the login
+ * then answers 403 ACCOUNT_BANNED, as after the ban) and the account's deletion by its owner.
  */
 import { expect, it } from 'vitest';
-import { uniqueEmail } from '../helpers/accounts.js';
+import { uniqueEmail, type Account } from '../helpers/accounts.js';
 import { call } from '../helpers/app-process.js';
 import { linkFrom } from '../helpers/mail-catcher.js';
 import type { RunningApp } from '../helpers/running-app.js';
@@ -27,7 +30,8 @@ const POINTS = [0.1, 0.3, 0.5, 0.7, 0.9];
 type Reply = Awaited<ReturnType<typeof call>>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function describeSignInRaces(running: () => RunningApp): void {
+/** `admin`: a signed-in admin of the app (made with `npm run admin -- grant`), for the ban's race. */
+export function describeSignInRaces(running: () => RunningApp, admin: () => Promise<Account>): void {
   const api = (path: string, init: Parameters<typeof call>[2] = {}) => call(running().app.url, path, init);
   const login = (email: string, password: string) => api('/api/auth/login', { json: { email, password } });
 
@@ -100,6 +104,51 @@ export function describeSignInRaces(running: () => RunningApp): void {
       await sleep(check * point);
       const squatter = await login(email, SQUATTER_PASSWORD);
       await expectNoSessionOutlived(squatter, await owner, `reset at ${point} of ${Math.round(check)} ms`);
+    }
+  }, 120_000);
+
+  /** The losing login of a race with an event that removes the account's every way in: refused, or its session already dead. */
+  async function expectLoginLost(lost: Reply, refusal: [number, string], label: string): Promise<void> {
+    if (lost.status === 200) {
+      expect((await api('/api/auth/me', { token: lost.body.token })).status, `${label}: the login's access token`).toBe(401);
+      expect((await api('/api/auth/refresh', { json: { refreshToken: lost.body.refreshToken } })).status, `${label}: its refresh token`).toBe(401);
+    } else {
+      expect([lost.status, lost.body.error?.code], `${label}: ${JSON.stringify(lost.body)}`).toEqual(refusal);
+    }
+  }
+
+  it('a login in flight while an admin bans the user keeps no session (403 ACCOUNT_BANNED), at any point of its password check', async () => {
+    const probe = uniqueEmail('race-probe');
+    await registerSquatter(probe);
+    const check = await checkTime(probe);
+    const { token } = await admin();
+    for (const point of POINTS) {
+      const email = uniqueEmail('race-ban');
+      const registered = await api('/api/auth/register', { json: { email, password: SQUATTER_PASSWORD } });
+      const userId = registered.body.user.id;
+      const signingIn = login(email, SQUATTER_PASSWORD);
+      await sleep(check * point);
+      const banned = await api(`/api/admin/users/${userId}/ban`, { token, json: { reason: 'race' } });
+      expect(banned.status, JSON.stringify(banned.body)).toBe(200);
+      const label = `ban at ${point} of ${Math.round(check)} ms`;
+      await expectLoginLost(await signingIn, [403, 'ACCOUNT_BANNED'], label);
+      const detail = await api(`/api/admin/users/${userId}`, { token });
+      expect(detail.body.sessions, `${label}: live sessions`).toEqual([]);
+    }
+  }, 120_000);
+
+  it("a login in flight while the owner deletes the account keeps no session, at any point of its password check", async () => {
+    const probe = uniqueEmail('race-probe');
+    await registerSquatter(probe);
+    const check = await checkTime(probe);
+    for (const point of POINTS) {
+      const email = uniqueEmail('race-delete');
+      const registered = await api('/api/auth/register', { json: { email, password: SQUATTER_PASSWORD } });
+      const signingIn = login(email, SQUATTER_PASSWORD);
+      await sleep(check * point);
+      const deleted = await api('/api/auth/account', { method: 'DELETE', token: registered.body.token, json: { confirm: email } });
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+      await expectLoginLost(await signingIn, [401, 'INVALID_CREDENTIALS'], `deletion at ${point} of ${Math.round(check)} ms`);
     }
   }, 120_000);
 

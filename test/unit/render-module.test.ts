@@ -69,6 +69,8 @@ describe('the pages module', () => {
     ]);
     expect(pagesOf({ auth: ['jwt'], oauth: ['github'], toggles: { orgs: false } })).toContain('public/auth/callback.html');
     expect(pagesOf({ toggles: { pages: false } })).toEqual([]);
+    expect(pagesOf({ auth: ['jwt'], modules: ['admin'], toggles: { orgs: false } })).toContain('public/admin.html');
+    expect(pagesOf({ auth: ['jwt'], toggles: { orgs: false } })).not.toContain('public/admin.html');
   });
 
   // Issue 31, item 9: an app with passkey and pages but without totp shipped two-factor-passkey.js,
@@ -78,8 +80,8 @@ describe('the pages module', () => {
     for (const auth of [['jwt'], ['magic-link'], ['jwt', 'passkey'], ['magic-link', 'passkey'], ['jwt', 'magic-link', 'passkey']]) {
       for (const hosted of [[], ['totp']]) {
         for (const oauth of [[], ['github']]) {
-          for (const orgs of [false, true]) {
-            const choices = { auth, hosted, oauth, toggles: { orgs } };
+          for (const [orgs, modules] of [[false, []], [true, []], [false, ['admin']], [true, ['admin']]] as const) {
+            const choices = { auth, hosted, oauth, modules: [...modules], toggles: { orgs } };
             const tree = generateProject({ projectName: 'demo', choices: mergeChoices(choices, { pm: 'npm' }), registry: createRegistry(loadBuiltinModules()) }).tree;
             const shipped = tree.paths().filter((file) => file.startsWith('public/assets/'));
             const loaded = new Set<string>();

@@ -55,7 +55,7 @@ describe('resolveSelection', () => {
     const unknown = usageError(() => ids({ modules: ['page'] }));
     expect(unknown).toContain("Unknown --modules id 'page'");
     expect(unknown).toContain("Did you mean 'pages'?");
-    expect(usageError(() => ids({ modules: ['identities'] }))).toContain('Valid ids: api-keys, orgs, pages');
+    expect(usageError(() => ids({ modules: ['identities'] }))).toContain('Valid ids: admin, api-keys, orgs, pages');
     expect(usageError(() => ids({ modules: ['pages'], toggles: { pages: false } }))).toContain('contradict');
     expect(usageError(() => ids({ modules: ['pages'], templateVersion: '3.1' }))).toContain('first shipped in release 3.2');
   });
@@ -109,7 +109,7 @@ describe('resolveSelection', () => {
   it('refuses an unknown template version and lists the releases', () => {
     const message = usageError(() => ids({ templateVersion: '9.9' }));
     expect(message).toContain("'9.9'");
-    expect(message).toContain('1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0');
+    expect(message).toContain('1.0, 1.1, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7, 4.0, 4.1');
     expect(usageError(() => ids({ templateVersion: '3.10' }))).toContain('Valid releases');
   });
 

@@ -67,6 +67,9 @@ CREATE TABLE "SigningKey" (
 CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
 
 -- CreateIndex
+CREATE INDEX "User_createdAt_id_idx" ON "User"("createdAt", "id");
+
+-- CreateIndex
 CREATE INDEX "Session_userId_idx" ON "Session"("userId");
 
 -- CreateIndex

@@ -3,13 +3,17 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The one error type. The error handler turns it into { error: { code, message, details } }. */
+/**
+ * The one error type. The error handler turns it into { error: { code, message, details } }.
+ * `details` are the field problems of a validation error, or what another refusal names (the
+ * organizations of 409 SOLE_OWNER).
+ */
 export class AppError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details?: ErrorDetail[],
+    readonly details?: ErrorDetail[] | object[],
     readonly headers: Record<string, string> = {},
   ) {
     super(message);

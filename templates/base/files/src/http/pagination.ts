@@ -5,7 +5,7 @@ export const MAX_PAGE_SIZE = 200;
 
 const emptyAsMissing = (value: unknown) => (value === '' ? undefined : value);
 
-/** ?limit= (1 to 200, default 50) and ?cursor= (the nextCursor of the previous page). */
+/** ?limit= (1 to 200, default 50) and ?cursor= (the nextCursor of the previous page), as every list takes them. */
 export const pageQuery = z.object({
   limit: z.preprocess(
     emptyAsMissing,
@@ -16,7 +16,7 @@ export const pageQuery = z.object({
       .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
       .default(DEFAULT_PAGE_SIZE),
   ),
-  cursor: z.preprocess(emptyAsMissing, z.string({ error: 'cursor must be a string' }).max(100, 'cursor is too long').optional()),
+  cursor: z.preprocess(emptyAsMissing, z.string({ error: 'cursor must be a string' }).max(200, 'cursor is too long').optional()),
 });
 
 export type PageQuery = z.infer<typeof pageQuery>;

@@ -3,7 +3,7 @@
  * asks for the cookie transport, so sign-ins and refreshes put the refresh token in an HttpOnly
  * cookie (scoped to /api/auth) instead of the answer; the access token is refreshed before it expires.
  */
-import { accessToken, accessTokenRefreshAt, forgetSession, keepToken, mayHaveSession } from './session.js';
+import { accessToken, accessTokenRefreshAt, forgetSession, impersonating, keepToken, leaveImpersonation, mayHaveSession } from './session.js';
 
 const TRANSPORT = { 'refresh-token-transport': 'cookie' };
 
@@ -77,9 +77,14 @@ export async function api(path, { method, body } = {}) {
   const refreshAt = accessTokenRefreshAt();
   if (accessToken() && refreshAt && Date.now() >= refreshAt) await refreshSession();
   let response = await send(path, verb, body);
-  // The access token expired or its session ended (a 401 that asks for a Bearer token): a refresh
-  // tells which, and the request is tried once more. A wrong password is a 401 without that header.
-  if (response.status === 401 && response.headers.has('www-authenticate') && accessToken() && (await refreshSession())) {
+  const sessionEnded = response.status === 401 && response.headers.has('www-authenticate') && accessToken();
+  if (sessionEnded && impersonating()) {
+    // The impersonation ended (stopped, timed out, or its admin signed out): the cookie is the
+    // admin's, so the tab goes back to the admin's page instead of refreshing as the user.
+    location.replace(leaveImpersonation());
+  } else if (sessionEnded && (await refreshSession())) {
+    // The access token expired or its session ended (a 401 that asks for a Bearer token): a refresh
+    // tells which, and the request is tried once more. A wrong password is a 401 without that header.
     response = await send(path, verb, body);
   }
   if (response.status === 204) return undefined;

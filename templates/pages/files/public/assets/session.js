@@ -9,6 +9,8 @@ const TOKEN = 'accessToken';
 const REFRESH_AT = 'accessTokenRefreshAt';
 const CHALLENGE = 'mfaChallenge';
 const RETURN_TO = 'returnTo';
+/** While this tab acts as another user for an admin (an impersonation): the page to return to. */
+const IMPERSONATING = 'impersonatingFrom';
 /** Not a secret: only whether it is worth asking for a refresh when a new tab opens. */
 const SIGNED_IN = 'signedIn';
 
@@ -31,6 +33,7 @@ export function keepToken(answer) {
   sessionStorage.setItem(TOKEN, answer.token);
   sessionStorage.setItem(REFRESH_AT, String(Date.now() + lifetimeMs - Math.min(60_000, lifetimeMs / 4)));
   sessionStorage.removeItem(CHALLENGE);
+  sessionStorage.removeItem(IMPERSONATING);
   localStorage.setItem(SIGNED_IN, '1');
 }
 
@@ -38,7 +41,40 @@ export function forgetSession() {
   sessionStorage.removeItem(TOKEN);
   sessionStorage.removeItem(REFRESH_AT);
   sessionStorage.removeItem(CHALLENGE);
+  sessionStorage.removeItem(IMPERSONATING);
   localStorage.removeItem(SIGNED_IN);
+}
+
+/**
+ * While this tab acts as another user for an admin, the admin's page to return to; else undefined.
+ * The tab's access token is then the impersonation's, which is never refreshed: the refresh cookie
+ * is still the admin's own.
+ */
+export function impersonating() {
+  const returnTo = sessionStorage.getItem(IMPERSONATING);
+  return returnTo === null ? undefined : (safePath(returnTo) ?? '/');
+}
+
+/**
+ * Makes this tab act as the user of an impersonation's token response (it has no refresh token);
+ * `returnTo` is the admin's page to come back to.
+ */
+export function keepImpersonation(answer, returnTo) {
+  sessionStorage.setItem(TOKEN, answer.token);
+  sessionStorage.removeItem(REFRESH_AT);
+  sessionStorage.setItem(IMPERSONATING, safePath(returnTo) ?? '/');
+}
+
+/**
+ * This tab stops acting as another user; the admin's refresh cookie gets it the admin's token again.
+ * Returns the admin's page to go back to.
+ */
+export function leaveImpersonation() {
+  const returnTo = impersonating() ?? '/';
+  sessionStorage.removeItem(TOKEN);
+  sessionStorage.removeItem(REFRESH_AT);
+  sessionStorage.removeItem(IMPERSONATING);
+  return returnTo;
 }
 
 /** Whether this browser signed in and has not signed out since (the session may still have ended). */

@@ -19,7 +19,8 @@ function device(session) {
 
 function describe(session) {
   const where = session.ip ? ` · ${session.ip}` : '';
-  const method = session.method.replace(/_/g, ' ');
+  // An impersonation names the admin acting as the user: they can end it like any other session.
+  const method = session.impersonatedBy ? `an admin's impersonation (${session.impersonatedBy.email})` : session.method.replace(/_/g, ' ');
   return `Signed in ${new Date(session.createdAt).toLocaleString()} with ${method}${where} · last active ${new Date(session.lastUsedAt).toLocaleString()}`;
 }
 

@@ -12,11 +12,12 @@ import { createUserKey, deleteUserKey, listUserKeys, renameUserKey } from './api
  */
 export function createApiKeyRoutes(ctx: AppContext): Router {
   const router = Router();
-  const auth = requireAuth(ctx);
+  // An admin acting as the user (impersonation) manages no keys.
+  const auth = requireAuth(ctx, { noImpersonation: true });
   const newKey = newKeyBody(ctx.config);
   const id = (req: Request) => String(req.params.id);
 
-  router.post('/api/auth/api-keys', requireAuth(ctx, { recentSignIn: true }), async (req, res) => {
+  router.post('/api/auth/api-keys', requireAuth(ctx, { recentSignIn: true, noImpersonation: true }), async (req, res) => {
     res.status(201).json(await createUserKey(ctx, currentAuth(res).user, validate(newKey, req.body)));
   });
 

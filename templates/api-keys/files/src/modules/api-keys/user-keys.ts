@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Db, KeyCaller } from '../auth/account-events.js';
+import { toApiKeyView, type ApiKeyView } from './api-key-views.js';
 import { hashKey, isWellFormed, KEY_PREFIXES } from './key-format.js';
 import { limitKeyRate, noteKeyUse } from './key-use.js';
 
@@ -21,7 +22,19 @@ export async function userKeyCaller(ctx: AppContext, key: string): Promise<KeyCa
   return { key: { id: found.id, name: found.name, scopes: found.scopes.split(' ') }, user: found.user, organization: null };
 }
 
-/** A mailbox proof takes a provisional account over: keys made before it may be a squatter's. */
+/**
+ * A mailbox proof takes a provisional account over (keys made before it may be a squatter's), and a
+ * ban or a deletion ends the user's keys for good: each deletes them all.
+ */
 export async function removeUserKeys(db: Db, userId: string): Promise<void> {
   await db.apiKey.deleteMany({ where: { userId } });
+}
+
+/** The account export's keys: what the key list shows, never the key or its hash. */
+export async function exportUserKeys(db: Db, userId: string): Promise<{ apiKeys: ApiKeyView[] }> {
+  const [keys, user] = await Promise.all([
+    db.apiKey.findMany({ where: { userId }, orderBy: { id: 'asc' } }),
+    db.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, name: true } }),
+  ]);
+  return { apiKeys: keys.map((key) => toApiKeyView(key, { organizationId: null, role: null, createdBy: user })) };
 }

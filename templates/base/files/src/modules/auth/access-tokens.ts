@@ -32,20 +32,29 @@ export interface TokenSession {
   createdAt: Date;
 }
 
+/** The token of an impersonation session: who acts for the user, and when the session ends. */
+export interface Impersonating {
+  /** The admin, as the `act` claim (RFC 8693, "actor") names them. */
+  actorId: string;
+  /** The session's end: it is never refreshed, so its one token lives until then. */
+  until: Date;
+}
+
 /**
  * Signs { sub, sid, jti, iat, exp, auth_time } with exp - iat equal to JWT_EXPIRES_IN. auth_time
  * (the OpenID Connect claim) is the session's sign-in, which refreshes do not move: the recent
- * sign-in rule reads it without another query.
+ * sign-in rule reads it without another query. An impersonation's token also names the admin in
+ * `act`, and lives as long as its session, which has no refresh token.
  *
  * JWT_ALGORITHM=HS256 (the default) signs with JWT_SECRET. EdDSA and ES256 sign with the app's
  * current key pair (signing-keys/), as RFC 9068 access tokens other services verify with the
  * public keys at /.well-known/jwks.json: `kid` and `typ: at+jwt` in the header, and `iss`
  * (API_URL) and `aud` (JWT_AUDIENCE) among the claims.
  */
-export async function signAccessToken(ctx: KeyContext, session: TokenSession): Promise<SignedAccessToken> {
+export async function signAccessToken(ctx: KeyContext, session: TokenSession, impersonating?: Impersonating): Promise<SignedAccessToken> {
   const { config } = ctx;
   const issuedAt = Math.floor(Date.now() / 1000);
-  const expiresIn = config.JWT_EXPIRES_IN;
+  const expiresIn = impersonating ? Math.max(1, Math.floor(impersonating.until.getTime() / 1000) - issuedAt) : config.JWT_EXPIRES_IN;
   const claims = {
     sub: session.userId,
     sid: session.id,
@@ -53,6 +62,7 @@ export async function signAccessToken(ctx: KeyContext, session: TokenSession): P
     iat: issuedAt,
     exp: issuedAt + expiresIn,
     auth_time: Math.floor(session.createdAt.getTime() / 1000),
+    ...(impersonating ? { act: { sub: impersonating.actorId } } : {}),
   };
   if (config.JWT_ALGORITHM === 'HS256') return { token: jwt.sign(claims, secretKey(config), { algorithm: 'HS256' }), expiresIn };
   const token = await signWithKeyPair(ctx, { iss: config.API_URL, aud: config.JWT_AUDIENCE, ...claims });
@@ -64,6 +74,8 @@ export interface AccessTokenClaims {
   sessionId: string;
   /** When the session signed in: a recent sign-in is required for security changes. */
   signedInAt: Date;
+  /** The admin acting for the user, in an impersonation session's token. */
+  actorId?: string;
 }
 
 /** An HS256 token's claims; any other algorithm, "none" included, is refused. */
@@ -86,5 +98,8 @@ export async function verifyAccessToken(ctx: KeyContext, token: string): Promise
   // jsonwebtoken checks exp only when a token has one: every claim this app signs must be there.
   if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.jti !== 'string') return undefined;
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || typeof claims.auth_time !== 'number') return undefined;
-  return { userId: claims.sub, sessionId: claims.sid, signedInAt: new Date(claims.auth_time * 1000) };
+  const actor: unknown = claims.act;
+  if (actor !== undefined && (typeof actor !== 'object' || actor === null || typeof (actor as { sub?: unknown }).sub !== 'string')) return undefined;
+  const actorId = (actor as { sub: string } | undefined)?.sub;
+  return { userId: claims.sub, sessionId: claims.sid, signedInAt: new Date(claims.auth_time * 1000), ...(actorId ? { actorId } : {}) };
 }

@@ -88,3 +88,29 @@ export interface AccountEvent {
 
 /** Records an event inside the transaction of the change it describes (the audit module's hook). */
 export type EventRecorder = (db: Db, event: AccountEvent, ctx: AppContext) => Promise<void>;
+/** Refuses the user a session by throwing (a ban); run by every sign-in and every refresh. */
+export type SessionCheck = (db: Db, userId: string) => Promise<void>;
+
+/** The admin behind an impersonation session, as `GET /api/auth/me` shows them. */
+export interface Impersonator {
+  id: string;
+  email: string;
+}
+
+/** The admin behind the impersonation session `sessionId`, while it may still act; null once it may not. */
+export type ImpersonatorLookup = (db: Db, sessionId: string) => Promise<Impersonator | null>;
+
+/** What the deletion of an account may take with it. */
+export interface DeletionOptions {
+  /** Delete the organizations the user alone owns that have other members, instead of refusing (409 SOLE_OWNER). */
+  deleteSoleOwnedOrganizations: boolean;
+}
+
+/** Work before a user is deleted, inside its transaction: remove what the module holds, or refuse by throwing. */
+export type AccountDeletionStep = (db: Db, userId: string, ctx: AppContext, options: DeletionOptions) => Promise<unknown>;
+
+/**
+ * A module's part of the account export: top-level keys of the export (`organizations`), or
+ * `signInMethods` entries, which are merged with the other modules' ones. Never a hash, secret or token.
+ */
+export type ExportSection = (db: Db, userId: string) => Promise<Record<string, unknown>>;

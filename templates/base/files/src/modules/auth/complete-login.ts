@@ -5,7 +5,7 @@ import type { LoginChallenge, PendingStep, SignIn } from './account-events.js';
 import { loginChecks, secondFactorChecks } from './account-hooks.js';
 import { deferredSteps } from './deferred-steps.js';
 import { toPublicUser, type PublicUser } from './public-user.js';
-import { startSession, type IssuedRefreshToken } from './sessions.js';
+import { checkSessionAllowed, startSession, type IssuedRefreshToken } from './sessions.js';
 
 export interface TokenResponse {
   token: string;
@@ -59,6 +59,8 @@ export async function finishLogin(ctx: AppContext, user: User, signIn: SignIn, p
  * passed (the new password of a reset).
  */
 export async function completeLogin(ctx: AppContext, user: User, signIn: SignIn, pending?: PendingStep): Promise<LoginResult> {
+  // A banned user is refused before any second factor is asked (startSession checks again).
+  await checkSessionAllowed(ctx.prisma, user.id);
   for (const check of loginChecks) {
     const challenge = await check(ctx, user, signIn, pending);
     if (challenge) return withOtherSecondFactors(ctx, user, challenge);

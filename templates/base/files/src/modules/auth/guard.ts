@@ -3,8 +3,9 @@ import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError, unauthenticated } from '../../http/app-error.js';
 import { verifyAccessToken } from './access-tokens.js';
-import type { KeyCaller } from './account-events.js';
+import type { Impersonator, KeyCaller } from './account-events.js';
 import { bearerKeyChecks } from './account-hooks.js';
+import { findImpersonator, impersonationForbidden } from './impersonators.js';
 
 /** A request signed in with an access token. */
 export interface SessionAuthentication {
@@ -14,6 +15,8 @@ export interface SessionAuthentication {
   sessionId: string;
   /** The session's sign-in, which refreshes do not move. */
   signedInAt: Date;
+  /** The admin acting as the user, when this is an impersonation session. */
+  impersonatedBy?: Impersonator;
 }
 
 /** A request made with an API key, on a route that takes one. */
@@ -44,6 +47,12 @@ export interface GuardOptions {
   apiKeyScope?: string;
   /** The route acts on a user (GET /api/auth/me): an organization's key, which has none, gets 403 SESSION_REQUIRED. */
   apiKeyNeedsUser?: boolean;
+  /**
+   * Security changes, the account's deletion and export, and the operators' API refuse an
+   * impersonation session (403 IMPERSONATION_FORBIDDEN): an admin acting as a user sees what the
+   * user sees, and can do less than the user can.
+   */
+  noImpersonation?: boolean;
 }
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -71,8 +80,9 @@ const reauthRequired = () =>
 /**
  * The one guard. Accepts `Authorization: Bearer <token>` only. An access token: JWT_ALGORITHM,
  * valid signature, not expired, issued by this server as an access token, and its session not
- * ended. An API key, on a route that names a scope: a key a module recognises (bearerKeys hook),
- * holding it.
+ * ended. The token of an impersonation session (it names its admin) also needs the admin's own
+ * session alive and the admin still an admin: one more read, for those tokens only. An API key, on
+ * a route that names a scope: a key a module recognises (bearerKeys hook), holding it.
  */
 export function requireAuth(ctx: AppContext, options: GuardOptions = {}): RequestHandler {
   const maxAgeMs = ctx.config.REAUTH_MAX_AGE_MINUTES * 60_000;
@@ -81,8 +91,14 @@ export function requireAuth(ctx: AppContext, options: GuardOptions = {}): Reques
     if (!claims) throw unauthenticated('The token is invalid or expired.');
     const user = await findUserWithLiveSession(ctx, claims.userId, claims.sessionId);
     if (!user) throw unauthenticated('The token is invalid, expired or revoked.');
+    let impersonatedBy: Impersonator | undefined;
+    if (claims.actorId) {
+      impersonatedBy = (await findImpersonator(ctx.prisma, claims.sessionId)) ?? undefined;
+      if (impersonatedBy?.id !== claims.actorId) throw unauthenticated('The impersonation has ended.');
+      if (options.noImpersonation) throw impersonationForbidden();
+    }
     if (options.recentSignIn && Date.now() - claims.signedInAt.getTime() > maxAgeMs) throw reauthRequired();
-    return { via: 'session', user, sessionId: claims.sessionId, signedInAt: claims.signedInAt };
+    return { via: 'session', user, sessionId: claims.sessionId, signedInAt: claims.signedInAt, ...(impersonatedBy ? { impersonatedBy } : {}) };
   };
   const keyOf = async (token: string): Promise<KeyAuthentication> => {
     const caller = await callerOfKey(ctx, token);

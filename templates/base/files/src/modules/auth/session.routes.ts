@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import type { Session } from '../../generated/prisma/client.js';
 import { invalidToken, notFound } from '../../http/app-error.js';
 import { validate } from '../../http/validate.js';
 import { tokenResponse } from './complete-login.js';
@@ -11,6 +10,7 @@ import { toPublicUser } from './public-user.js';
 import { clearRefreshCookie, readRefreshCookie, sendLoginResult, wantsCookieTransport } from './refresh-transport.js';
 import { revokeAllTokens } from './revocation.js';
 import { admitSessionRefresh, countingRefusedRefreshes } from './refresh-budget.js';
+import { viewSessions } from './session-view.js';
 import { endOtherSessions, endSession, liveSessions, rotateRefreshToken } from './sessions.js';
 
 const refreshBody = z.object({
@@ -25,30 +25,20 @@ const refreshBody = z.object({
 const noRefreshToken = () =>
   invalidToken('No refresh token: send { "refreshToken" }, or the refresh cookie with the header Refresh-Token-Transport: cookie.');
 
-/** A session as its owner sees it in the device list. */
-function toDevice(session: Session, currentId: string) {
-  return {
-    id: session.id,
-    createdAt: session.createdAt,
-    lastUsedAt: session.lastUsedAt,
-    expiresAt: session.expiresAt,
-    method: session.method,
-    userAgent: session.userAgent,
-    ip: session.ip,
-    current: session.id === currentId,
-  };
-}
-
 /** The signed-in user, refresh, logout, the device list, and what sign-in methods this app offers. */
 export function createSessionRoutes(ctx: AppContext): Router {
   const router = Router();
   const auth = requireAuth(ctx);
+  // Ending other sessions is a security change an impersonation session cannot make; ending itself it can.
+  const ownerAuth = requireAuth(ctx, { noImpersonation: true });
 
-  // A user's API key with profile:read may read its user; an organization's key has none.
+  // A user's API key with profile:read may read its user; an organization's key has none. An
+  // impersonation session also names its admin, so a front end can show a banner.
   router.get('/api/auth/me', requireAuth(ctx, { apiKeyScope: 'profile:read', apiKeyNeedsUser: true }), (_req, res) => {
-    const { user } = currentCaller(res);
-    if (!user) throw sessionRequired();
-    res.json({ user: toPublicUser(user) });
+    const caller = currentCaller(res);
+    if (!caller.user) throw sessionRequired();
+    const impersonatedBy = caller.via === 'session' ? caller.impersonatedBy : undefined;
+    res.json({ user: toPublicUser(caller.user), ...(impersonatedBy ? { impersonatedBy } : {}) });
   });
 
   // The cookie counts only with the transport header: a cross-site form cannot send one.
@@ -69,7 +59,7 @@ export function createSessionRoutes(ctx: AppContext): Router {
     res.status(204).end();
   });
 
-  router.post('/api/auth/logout-all', auth, async (_req, res) => {
+  router.post('/api/auth/logout-all', ownerAuth, async (_req, res) => {
     await revokeAllTokens(ctx.prisma, currentAuth(res).user);
     clearRefreshCookie(res, ctx.config);
     res.status(204).end();
@@ -77,16 +67,17 @@ export function createSessionRoutes(ctx: AppContext): Router {
 
   router.get('/api/auth/sessions', auth, async (_req, res) => {
     const { sessionId, user } = currentAuth(res);
-    res.json({ sessions: (await liveSessions(ctx, user.id)).map((session) => toDevice(session, sessionId)) });
+    const sessions = await viewSessions(ctx.prisma, await liveSessions(ctx, user.id));
+    res.json({ sessions: sessions.map((session) => ({ ...session, current: session.id === sessionId })) });
   });
 
   // Another user's session is answered exactly like one that does not exist.
-  router.delete('/api/auth/sessions/:id', auth, async (req, res) => {
+  router.delete('/api/auth/sessions/:id', ownerAuth, async (req, res) => {
     if (!(await endSession(ctx, currentAuth(res).user.id, req.params.id as string))) throw notFound('No such session.');
     res.status(204).end();
   });
 
-  router.post('/api/auth/sessions/revoke-others', auth, async (_req, res) => {
+  router.post('/api/auth/sessions/revoke-others', ownerAuth, async (_req, res) => {
     const { sessionId, user } = currentAuth(res);
     await endOtherSessions(ctx, user.id, sessionId);
     res.status(204).end();

@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.js';
 import type { Session, User } from '../../generated/prisma/client.js';
 import { AppError, invalidToken } from '../../http/app-error.js';
 import { isMissingRecord } from '../../http/database-errors.js';
-import type { Client, SignIn } from './account-events.js';
-import { logoutSteps } from './account-hooks.js';
+import type { Client, Db, SignIn } from './account-events.js';
+import { logoutSteps, sessionChecks } from './account-hooks.js';
 import { hashToken, randomToken } from './one-time-tokens.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -50,11 +50,16 @@ function overtakenByRevocation(signIn: SignIn): AppError {
   return invalidToken('The sign-in could not be completed: this account was signed out everywhere meanwhile. Sign in again.');
 }
 
+/** Throws when a module refuses the user a session: a banned user gets 403 ACCOUNT_BANNED. */
+export async function checkSessionAllowed(db: Db, userId: string): Promise<void> {
+  for (const check of sessionChecks) await check(db, userId);
+}
+
 /**
  * Starts a session for a completed sign-in, with its first refresh token.
  *
  * `user` is the account as the sign-in's first factor read it. The session starts only while the
- * user's securityVersion is still that one: a password change, logout-all or take-over that
+ * user's securityVersion is still that one: a password change, logout-all, take-over or ban that
  * happened while the sign-in ran (a bcrypt check takes a quarter of a second) raised it, and the
  * sign-in is refused. The conditional update and the new session are one transaction: on
  * PostgreSQL the update locks the user's row, so a revocation either waits for the session to
@@ -67,6 +72,9 @@ export async function startSession(ctx: AppContext, user: User, signIn: SignIn):
   const refresh = newRefreshToken(expiresAt);
   const session = await ctx.prisma.$transaction(async (tx) => {
     const { count } = await tx.user.updateMany({ where: { id: user.id, securityVersion: user.securityVersion }, data: { lastSignInAt: now } });
+    // Read after that update (which waits for a revocation holding the row): a ban that landed
+    // while the sign-in ran answers as after the ban, 403 ACCOUNT_BANNED.
+    await checkSessionAllowed(tx, user.id);
     if (count !== 1) throw overtakenByRevocation(signIn);
     return tx.session.create({
       data: {
@@ -111,6 +119,8 @@ export async function rotateRefreshToken(
     }
     throw refreshRefused();
   }
+  // A ban ends every session of the user; this refuses any that would still be refreshed.
+  await checkSessionAllowed(ctx.prisma, record.session.userId);
   // The session's refresh budget is counted before anything is used up (refresh-budget.ts).
   await admit(record.sessionId);
   const { count } = await ctx.prisma.refreshToken.updateMany({ where: { id: record.id, rotatedAt: null }, data: { rotatedAt: now } });

@@ -16,7 +16,8 @@ import { createOrganizationKey, deleteOrganizationKey, listOrganizationKeys } fr
  */
 export function createOrganizationKeyRoutes(ctx: AppContext): Router {
   const router = Router();
-  const auth = requireAuth(ctx);
+  // An admin acting as a user (impersonation) manages no keys.
+  const auth = requireAuth(ctx, { noImpersonation: true });
   const newKey = newKeyBody(ctx.config).extend({
     role: z.enum(['member', 'admin'], { error: 'role must be member or admin (a key is never an owner)' }),
   });
@@ -27,7 +28,7 @@ export function createOrganizationKeyRoutes(ctx: AppContext): Router {
     return membership;
   };
 
-  router.post('/api/organizations/:orgId/api-keys', requireAuth(ctx, { recentSignIn: true }), async (req, res) => {
+  router.post('/api/organizations/:orgId/api-keys', requireAuth(ctx, { recentSignIn: true, noImpersonation: true }), async (req, res) => {
     const membership = await managerOf(req, res);
     res.status(201).json(await createOrganizationKey(ctx, membership, currentAuth(res).user, validate(newKey, req.body)));
   });

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Organization, OrgInvite, User } from '../../generated/prisma/client.js';
 import { AppError, forbidden, notFound } from '../../http/app-error.js';
 import { isUniqueViolation } from '../../http/database-errors.js';
+import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import { sendMail } from '../../mail/outgoing-mail.js';
 import { hashToken, randomToken } from '../auth/one-time-tokens.js';
 import { inviteMail } from './invite-mail.js';
@@ -19,7 +20,6 @@ import {
   type MemberWithUser,
   type OrganizationView,
 } from './organization-views.js';
-import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import { toRole, type Role } from './roles.js';
 import { TRANSACTION_OPTIONS } from './transaction-options.js';
 

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import { Prisma, type OrgMember, type User } from '../../generated/prisma/client.js';
 import { AppError, forbidden, notFound } from '../../http/app-error.js';
+import { toPage, type PageQuery } from '../../http/pagination.js';
 import type { Membership } from './membership.js';
 import { lockOrganization } from './organization-lock.js';
 import { toMemberView, withUser, type MemberView } from './organization-views.js';
-import { toPage, type PageQuery } from '../../http/pagination.js';
 import { canRemoveMember, type Role } from './roles.js';
 import { TRANSACTION_OPTIONS } from './transaction-options.js';
 

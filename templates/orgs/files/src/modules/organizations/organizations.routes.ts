@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../../context.js';
+import { pageQuery } from '../../http/pagination.js';
 import { validate } from '../../http/validate.js';
 import { currentCaller, requireAuth } from '../auth/guard.js';
 import * as invites from './invites.service.js';
@@ -8,7 +9,6 @@ import * as members from './members.service.js';
 import { changeRoleBody, createOrganizationBody, inviteBody, updateOrganizationBody } from './organization.schemas.js';
 import { toOrganizationView } from './organization-views.js';
 import * as organizations from './organizations.service.js';
-import { pageQuery } from '../../http/pagination.js';
 import { requireRole } from './roles.js';
 
 /** A named route parameter (Express types them string | string[] because of wildcard routes). */

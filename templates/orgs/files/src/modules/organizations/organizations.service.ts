@@ -2,11 +2,11 @@ import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError } from '../../http/app-error.js';
 import { isMissingRecord, isUniqueViolation } from '../../http/database-errors.js';
+import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import type { Authentication } from '../auth/guard.js';
 import { actingUser, organizationNotFound, type Membership } from './membership.js';
 import type { CreateOrganizationInput, UpdateOrganizationInput } from './organization.schemas.js';
 import { toOrganizationView, type OrganizationView } from './organization-views.js';
-import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import { isValidSlug, slugFromName } from './slug.js';
 
 const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'Another organization already uses this slug.');

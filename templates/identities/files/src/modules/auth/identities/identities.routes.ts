@@ -15,8 +15,9 @@ export function createIdentityRoutes(ctx: AppContext): Router {
     res.json({ identities: accounts.map(toIdentityView) });
   });
 
-  // Unlinking is a security change: it needs a recent sign-in. It never removes the last way in.
-  router.delete('/api/auth/identities/:id', requireAuth(ctx, { recentSignIn: true }), async (req: Request, res) => {
+  // Unlinking is a security change: it needs a recent sign-in, and never an impersonation. It never
+  // removes the last way in.
+  router.delete('/api/auth/identities/:id', requireAuth(ctx, { recentSignIn: true, noImpersonation: true }), async (req: Request, res) => {
     const userId = currentAuth(res).user.id;
     const id = String(req.params.id);
     await removeSignInMethod(ctx, userId, async (db) => {

@@ -22,3 +22,9 @@ export async function removeIdentities(db: Db, userId: string): Promise<void> {
 export async function hasIdentity(db: Db, userId: string): Promise<boolean> {
   return (await db.account.count({ where: { userId } })) > 0;
 }
+
+/** The account export's linked identities: provider, the address it reported, when it was linked. */
+export async function exportIdentities(db: Db, userId: string): Promise<{ signInMethods: { identities: IdentityView[] } }> {
+  const accounts = await db.account.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
+  return { signInMethods: { identities: accounts.map(toIdentityView) } };
+}

@@ -24,6 +24,8 @@ export function createPasswordRoutes(ctx: AppContext): Router {
   }
   const router = Router();
   const auth = requireAuth(ctx);
+  // A password change and a verification change how the account is secured: never from an impersonation.
+  const ownerAuth = requireAuth(ctx, { noImpersonation: true });
 
   router.post('/api/auth/register', ctx.rateLimit('register'), async (req, res) => {
     sendLoginResult(req, res, ctx.config, await passwords.register(ctx, validate(registerBody, req.body), signInFrom(req, 'password')), 201);
@@ -33,7 +35,7 @@ export function createPasswordRoutes(ctx: AppContext): Router {
     sendLoginResult(req, res, ctx.config, await passwords.login(ctx, validate(loginBody, req.body), signInFrom(req, 'password')));
   });
 
-  router.post('/api/auth/password/change', ctx.rateLimit('password-change'), auth, async (req, res) => {
+  router.post('/api/auth/password/change', ctx.rateLimit('password-change'), ownerAuth, async (req, res) => {
     const body = validate(changePasswordBody, req.body);
     sendLoginResult(req, res, ctx.config, await passwords.changePassword(ctx, currentAuth(res).user, body, signInFrom(req, 'password')));
   });
@@ -56,7 +58,7 @@ export function createPasswordRoutes(ctx: AppContext): Router {
 
   // Only the signed-in owner of the link verifies: a victim who opens a link someone else
   // triggered verifies nothing.
-  router.post('/api/auth/email/verify', auth, async (req, res) => {
+  router.post('/api/auth/email/verify', ownerAuth, async (req, res) => {
     const user = await passwords.verifyEmail(ctx, currentAuth(res).user, validate(verifyEmailBody, req.body).token);
     res.json({ user: toPublicUser(user) });
   });

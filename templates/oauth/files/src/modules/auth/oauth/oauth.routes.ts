@@ -115,7 +115,7 @@ async function attachPendingLink(ctx: AppContext, user: User, pendingLink: Pendi
  */
 export function createOAuthRoutes(ctx: AppContext): Router {
   const router = Router();
-  const recentAuth = requireAuth(ctx, { recentSignIn: true });
+  const recentAuth = requireAuth(ctx, { recentSignIn: true, noImpersonation: true });
 
   for (const provider of providerList) {
     const base = `/api/auth/${provider.id}`;

@@ -24,3 +24,13 @@ export async function removePasskeys(db: Db, userId: string): Promise<void> {
   await db.passkeyHandle.deleteMany({ where: { userId } });
   await db.passkeyChallenge.deleteMany({ where: { userId } });
 }
+
+/** The account export's passkeys: names and dates, never a credential's key or id. */
+export async function exportPasskeys(db: Db, userId: string): Promise<{ signInMethods: { passkeys: object[] } }> {
+  const passkeys = await db.passkey.findMany({
+    where: { userId },
+    select: { id: true, name: true, deviceType: true, backedUp: true, createdAt: true, lastUsedAt: true },
+    orderBy: { createdAt: 'asc' },
+  });
+  return { signInMethods: { passkeys } };
+}

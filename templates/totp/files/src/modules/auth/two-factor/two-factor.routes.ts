@@ -14,8 +14,8 @@ export function createTwoFactorRoutes(ctx: AppContext): Router {
   }
   const router = Router();
   // Changing the second factor needs a recent sign-in: an older, perhaps stolen, token cannot
-  // turn it on (locking the owner out) or off.
-  const recentAuth = requireAuth(ctx, { recentSignIn: true });
+  // turn it on (locking the owner out) or off. An impersonation session cannot either.
+  const recentAuth = requireAuth(ctx, { recentSignIn: true, noImpersonation: true });
 
   router.post('/api/auth/2fa/setup', ctx.rateLimit('2fa-setup'), recentAuth, async (_req, res) => {
     res.json(await twoFactor.setUp(ctx, currentAuth(res).user));

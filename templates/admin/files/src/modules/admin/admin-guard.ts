@@ -1,0 +1,18 @@
+import type { RequestHandler } from 'express';
+import type { AppContext } from '../../context.js';
+import { forbidden } from '../../http/app-error.js';
+import { currentAuth, requireAuth } from '../auth/guard.js';
+import { isAdmin } from './admin-account.js';
+
+/**
+ * The operators' API: an admin's own session (never an impersonation, 403 IMPERSONATION_FORBIDDEN),
+ * and the role read from the database on every request, so taking it away takes effect at once,
+ * on every instance. `recentSignIn` for the weightiest changes (role, impersonation, deletion).
+ */
+export function requireAdmin(ctx: AppContext, options: { recentSignIn?: boolean } = {}): RequestHandler[] {
+  const checkRole: RequestHandler = async (_req, res, next) => {
+    if (!(await isAdmin(ctx.prisma, currentAuth(res).user.id))) throw forbidden('Only an admin can do this.');
+    next();
+  };
+  return [requireAuth(ctx, { ...options, noImpersonation: true }), checkRole];
+}
