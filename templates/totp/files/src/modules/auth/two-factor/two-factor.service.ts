@@ -4,6 +4,7 @@ import { AppError, forbidden, invalidToken } from '../../../http/app-error.js';
 import type { Client } from '../account-events.js';
 import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
+import { recordEvent, userRef } from '../events.js';
 import { revokeAllTokens } from '../revocation.js';
 import { assertNotLocked, countingWrongCodes } from './code-lock.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
@@ -76,11 +77,13 @@ export async function enable(ctx: AppContext, user: User, code: string): Promise
   const record = await ctx.prisma.twoFactorSecret.findUnique({ where: { userId: user.id } });
   if (!record) throw forbidden('Call POST /api/auth/2fa/setup first.');
   await acceptTotpCode(ctx, record, code);
-  await ctx.prisma.$transaction([
-    ctx.prisma.twoFactorSecret.update({ where: { userId: user.id }, data: { enabledAt: new Date() } }),
-    ctx.prisma.user.update({ where: { id: user.id }, data: { twoFactorEnabled: true } }),
-  ]);
-  return { recoveryCodes: await replaceRecoveryCodes(ctx, user.id) };
+  const recoveryCodes = await ctx.prisma.$transaction(async (tx) => {
+    await tx.twoFactorSecret.update({ where: { userId: user.id }, data: { enabledAt: new Date() } });
+    await tx.user.update({ where: { id: user.id }, data: { twoFactorEnabled: true } });
+    await recordEvent(ctx, tx, { action: 'two_factor.enabled', target: userRef(user.id) });
+    return replaceRecoveryCodes(tx, user.id);
+  });
+  return { recoveryCodes };
 }
 
 const expiredChallenge = () => invalidToken('The mfaToken is invalid, expired, already used or out of attempts. Sign in again.');
@@ -118,6 +121,7 @@ export async function disable(ctx: AppContext, user: User, factor: SecondFactor)
   const updated = await ctx.prisma.$transaction(async (tx) => {
     await removeTwoFactor(tx, user.id);
     await revokeAllTokens(tx, user);
+    await recordEvent(ctx, tx, { action: 'two_factor.disabled', target: userRef(user.id) });
     return tx.user.update({ where: { id: user.id }, data: { twoFactorEnabled: false } });
   });
   return { user: toPublicUser(updated) };
@@ -128,5 +132,9 @@ export async function regenerateRecoveryCodes(ctx: AppContext, user: User, code:
   const secret = await enabledSecret(ctx, user);
   await assertNotLocked(ctx, user.id);
   await countingWrongCodes(ctx, user, () => acceptTotpCode(ctx, secret, code));
-  return { recoveryCodes: await replaceRecoveryCodes(ctx, user.id) };
+  const recoveryCodes = await ctx.prisma.$transaction(async (tx) => {
+    await recordEvent(ctx, tx, { action: 'two_factor.recovery_codes_created', target: userRef(user.id) });
+    return replaceRecoveryCodes(tx, user.id);
+  });
+  return { recoveryCodes };
 }
