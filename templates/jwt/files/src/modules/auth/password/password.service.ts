@@ -6,6 +6,7 @@ import { sendMail, sendMailShortly } from '../../../mail/outgoing-mail.js';
 import type { SignIn } from '../account-events.js';
 import { completeLogin, issueTokenResponse, type LoginResult, type TokenResponse } from '../complete-login.js';
 import { recordEvent, userRef } from '../events.js';
+import { forAccount } from '../failed-sign-ins.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password-hasher.js';
@@ -50,8 +51,11 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   const valid = user?.passwordCredential
     ? await verifyPassword(input.password, user.passwordCredential.passwordHash)
     : await verifyAgainstDummy(input.password, ctx.config.BCRYPT_COST);
-  if (!user || !valid) throw invalidCredentials();
-  return completeLogin(ctx, user, signIn);
+  if (!user) throw invalidCredentials();
+  return forAccount(user.id, async () => {
+    if (!valid) throw invalidCredentials();
+    return completeLogin(ctx, user, signIn);
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Client } from '../account-events.js';
 import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
 import { recordEvent, userRef } from '../events.js';
+import { forAccount } from '../failed-sign-ins.js';
 import { revokeAllTokens } from '../revocation.js';
 import { assertNotLocked, countingWrongCodes } from './code-lock.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
@@ -97,16 +98,18 @@ const expiredChallenge = () => invalidToken('The mfaToken is invalid, expired, a
 export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: string }, client: Client): Promise<TokenResponse> {
   const ownerId = await challengeOwner(ctx, input.mfaToken);
   if (!ownerId) throw expiredChallenge();
-  await assertNotLocked(ctx, ownerId);
-  const challenge = await claimAttempt(ctx, input.mfaToken);
-  if (!challenge) throw expiredChallenge();
-  const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId }, include: { twoFactorSecret: true } });
-  if (!user?.twoFactorEnabled || !user.twoFactorSecret?.enabledAt) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
-  const secret = user.twoFactorSecret;
-  await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
-  if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-  const secondFactor = input.recoveryCode === undefined ? 'totp' : 'recovery_code';
-  return finishLogin(ctx, user, { ...client, method: challenge.method, secondFactor }, pendingStepOf(challenge));
+  return forAccount(ownerId, async () => {
+    await assertNotLocked(ctx, ownerId);
+    const challenge = await claimAttempt(ctx, input.mfaToken);
+    if (!challenge) throw expiredChallenge();
+    const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId }, include: { twoFactorSecret: true } });
+    if (!user?.twoFactorEnabled || !user.twoFactorSecret?.enabledAt) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
+    const secret = user.twoFactorSecret;
+    await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
+    if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
+    const secondFactor = input.recoveryCode === undefined ? 'totp' : 'recovery_code';
+    return finishLogin(ctx, user, { ...client, method: challenge.method, secondFactor }, pendingStepOf(challenge));
+  });
 }
 
 /**
