@@ -5,7 +5,7 @@ import { AppError } from '../../http/app-error.js';
 import { validate } from '../../http/validate.js';
 import { deleteAccount } from './account-deletion.js';
 import { exportAccount } from './account-export.js';
-import { recordEvent, userRef } from './events.js';
+import { recordEventAlone, userRef } from './events.js';
 import { currentAuth, requireAuth } from './guard.js';
 import { clearRefreshCookie } from './refresh-transport.js';
 
@@ -36,7 +36,7 @@ export function createAccountRoutes(ctx: AppContext): Router {
     const { user } = currentAuth(res);
     const account = await exportAccount(ctx, user);
     // Nothing changes, so the event is recorded on its own, before the answer goes out.
-    await recordEvent(ctx, ctx.prisma, { action: 'account.exported', target: userRef(user.id) });
+    await recordEventAlone(ctx, { action: 'account.exported', target: userRef(user.id) });
     res.attachment(`account-${new Date().toISOString().slice(0, 10)}.json`).json(account);
   });
 

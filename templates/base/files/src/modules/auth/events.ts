@@ -9,10 +9,10 @@ export type NewEvent = Pick<AccountEvent, 'action'> & Partial<Omit<AccountEvent,
 const SYSTEM = { type: 'system', id: null } as const;
 
 /**
- * Records an account event with the modules that keep them (the audit log), inside `db`: pass the
- * transaction of the change it describes, so both commit or neither does. An event that changes
- * nothing (a failed sign-in) is recorded with ctx.prisma before the answer goes out. Without such a
- * module, nothing happens.
+ * Records an account event with the modules that keep them (the audit log), inside `db`, which
+ * must be the transaction of the change it describes, so both commit or neither does (the audit
+ * log's chain also needs the transaction to append atomically). An event that changes nothing
+ * goes through recordEventAlone. Without such a module, nothing happens.
  */
 export async function recordEvent(ctx: Pick<AppContext, 'config'>, db: Db, event: NewEvent): Promise<void> {
   if (eventRecorders.length === 0) return;
@@ -26,6 +26,15 @@ export async function recordEvent(ctx: Pick<AppContext, 'config'>, db: Db, event
     ...event,
   };
   for (const record of eventRecorders) await record(db, complete, ctx);
+}
+
+/**
+ * Records an event that changes nothing else (a refused sign-in, an export) in a transaction of its
+ * own, committed before the caller answers.
+ */
+export async function recordEventAlone(ctx: Pick<AppContext, 'config' | 'prisma'>, event: NewEvent): Promise<void> {
+  if (eventRecorders.length === 0) return;
+  await ctx.prisma.$transaction((tx) => recordEvent(ctx, tx, event));
 }
 
 /** A user as an event's actor or target. */

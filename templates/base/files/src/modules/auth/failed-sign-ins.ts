@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/app-error.js';
-import { recordEvent, userRef } from './events.js';
+import { recordEventAlone, userRef } from './events.js';
 
 /**
  * A refused sign-in step that knew whose account it was for (a wrong password for an existing
@@ -37,7 +37,7 @@ export async function recordingFailures<Result>(ctx: AppContext, method: string,
     return await signIn();
   } catch (error) {
     if (error instanceof AppError && (error.status === 401 || error.status === 403)) {
-      await recordEvent(ctx, ctx.prisma, {
+      await recordEventAlone(ctx, {
         action: 'auth.sign_in_failed',
         actor: { type: 'user', id: null },
         target: error instanceof RefusedSignIn ? userRef(error.userId) : null,
