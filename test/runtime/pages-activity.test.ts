@@ -2,8 +2,8 @@
  * The account page's recent security activity (CONTRACT B.16 rule 8), in Chromium against the full
  * fixture (pages and audit): a sign-in through the page is the newest event, with its time, address
  * and browser; a failed sign-in from another client, sent with a hostile user agent, and a key with
- * a hostile name are shown as text, never as HTML; "Show older activity" follows nextCursor to the
- * oldest event with none missed or repeated. Screenshots go to test/tmp/screenshots/activity-*.png.
+ * a hostile name are shown as text, never as HTML; a password change made on the page shows at
+ * once; "Show older activity" follows nextCursor to the oldest event with none missed or repeated. Screenshots go to test/tmp/screenshots/activity-*.png.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -26,7 +26,11 @@ const browser = useBrowser();
 beforeAll(async () => {
   fixture = await sharedFixture('full');
 });
-const running = useRunningApp({ fixture: () => fixture, databaseUrl: () => copyOfDevDatabase(fixture, 'pages-activity'), appUrlIsSelf: true });
+const running = useRunningApp({
+  fixture: () => fixture,
+  databaseUrl: () => copyOfDevDatabase(fixture, 'pages-activity'),
+  appUrlIsSelf: true,
+});
 const url = (pathname = '/') => `${running.env().APP_URL}${pathname}`;
 const api = (pathname: string, init: Parameters<typeof call>[2] = {}) => call(running.app.url, pathname, init);
 
@@ -83,6 +87,32 @@ describe('recent security activity on the account page', () => {
     expect(await section.getByRole('button', { name: 'Show older activity' }).isHidden()).toBe(true);
     await screenshot(page, 'activity-account');
     expect(dialogs).toEqual([]);
+    expect(tab.errors).toEqual([]);
+  });
+
+  it('adds a password change made on the page at the top of the list, without a reload', async () => {
+    const account = await register(running, { password: PASSWORD });
+    const tab = await signInThroughPages(() => browser.open(), url(''), account.email, PASSWORD);
+    const { page } = tab;
+    await page.locator('#activity-list li').nth(2).waitFor();
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+
+    const form = page.locator('#password-form');
+    await form.getByLabel('Current password').fill(PASSWORD);
+    await form.getByLabel('New password').fill('a brand new passphrase');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    // The change answers with a new session's token, so the list gains that sign-in too.
+    await page.locator('#activity-list li').nth(4).waitFor();
+    expect(await headlines(page)).toEqual(['Signed in with a password', 'Password changed', 'Signed in with a password', ...REGISTERED]);
+    const token = (await page.evaluate(() => sessionStorage.getItem('accessToken')))!;
+    expect((await eventsOf(token)).map((event) => event.action)).toEqual([
+      'auth.signed_in',
+      'password.changed',
+      'auth.signed_in',
+      'auth.signed_in',
+      'auth.registered',
+    ]);
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(tab.errors).toEqual([]);
   });
 
