@@ -85,24 +85,27 @@ export function describeAuditScenarios(setup: AuditScenarioSetup): void {
   });
 
   // Attack: the same change by someone who also recomputes the row's hash by the published rule,
-  // so the row is consistent in itself; only the next event's link to it tells.
-  it('audit:verify names an event changed with its own hash recomputed: that event, as changed', async () => {
+  // so the row is consistent in itself; only the next event's link to it (or, for the last event,
+  // the chain's end) tells.
+  it('audit:verify names an event changed with its own hash recomputed, in the middle or at the end: that event (seq and id), as changed', async () => {
     const { rows } = await someEvents();
-    const victim = rows.at(-2)!;
-    // The forger's rule reproduces the app's hashes, so what follows is a faithful forgery.
-    expect(forgedHash(victim.prevHash, victim)).toBe(victim.hash);
-    const changed = { ...victim, metadata: JSON.stringify({ method: 'password', note: 'nothing to see' }), ip: '198.51.100.66' };
-    try {
-      await db().run(
-        'UPDATE "AuditEvent" SET "metadata" = $1, "ip" = $2, "hash" = $3 WHERE "id" = $4',
-        changed.metadata,
-        changed.ip,
-        forgedHash(victim.prevHash, changed),
-        victim.id,
-      );
-      await expectBroken(/changed/, `#${victim.seq}`, victim.id);
-    } finally {
-      await restore(victim);
+    for (const victim of [rows.at(-2)!, rows.at(-1)!]) {
+      // The forger's rule reproduces the app's hashes, so what follows is a faithful forgery.
+      expect(forgedHash(victim.prevHash, victim)).toBe(victim.hash);
+      const changed = { ...victim, metadata: JSON.stringify({ method: 'password', note: 'nothing to see' }), ip: '198.51.100.66' };
+      try {
+        const hash = forgedHash(victim.prevHash, changed);
+        await db().run(
+          'UPDATE "AuditEvent" SET "metadata" = $1, "ip" = $2, "hash" = $3 WHERE "id" = $4',
+          changed.metadata,
+          changed.ip,
+          hash,
+          victim.id,
+        );
+        await expectBroken(/changed/, `#${victim.seq}`, victim.id);
+      } finally {
+        await restore(victim);
+      }
     }
     await expectChainVerifies(setup);
   });
