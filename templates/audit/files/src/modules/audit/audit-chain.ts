@@ -56,6 +56,7 @@ export async function verifyChain(db: Db): Promise<{ events: number } | ChainPro
   }
   let expectedSeq = chain.firstSeq;
   let expectedPrev = chain.firstPrevHash;
+  let previous: { seq: number; id: string } | null = null;
   let count = 0;
   for (;;) {
     const page = await db.auditEvent.findMany({ where: { seq: { gte: expectedSeq } }, orderBy: { seq: 'asc' }, take: 1000 });
@@ -64,17 +65,30 @@ export async function verifyChain(db: Db): Promise<{ events: number } | ChainPro
       if (event.seq > chain.lastSeq) return { seq: event.seq, id: event.id, problem: 'inserted' };
       if (event.seq !== expectedSeq) return { seq: expectedSeq, id: null, problem: 'removed' };
       if (hashEvent(event.prevHash, event) !== event.hash) return { seq: event.seq, id: event.id, problem: 'changed' };
-      if (event.prevHash !== expectedPrev) return { seq: event.seq, id: event.id, problem: 'inserted' };
+      if (event.prevHash !== expectedPrev) {
+        // The link to the event before is broken. When this event still leads on to the next, the
+        // event before is the one rewritten (with its hash recomputed); otherwise this one is foreign.
+        if (previous && (await leadsOn(db, chain, event))) return { ...previous, problem: 'changed' };
+        return { seq: event.seq, id: event.id, problem: 'inserted' };
+      }
       expectedPrev = event.hash;
       expectedSeq += 1;
+      previous = { seq: event.seq, id: event.id };
       count += 1;
     }
   }
   const before = await db.auditEvent.findFirst({ where: { seq: { lt: chain.firstSeq } }, orderBy: { seq: 'asc' } });
   if (before) return { seq: before.seq, id: before.id, problem: 'inserted' };
   if (expectedSeq <= chain.lastSeq) return { seq: expectedSeq, id: null, problem: 'removed' };
-  if (expectedPrev !== chain.lastHash) return { seq: chain.lastSeq, id: null, problem: 'changed' };
+  if (expectedPrev !== chain.lastHash) return { seq: chain.lastSeq, id: previous?.id ?? null, problem: 'changed' };
   return { events: count };
+}
+
+/** Whether the event is the one its successor (or, for the last, the chain's end) points back to. */
+async function leadsOn(db: Db, chain: { lastSeq: number; lastHash: string }, event: AuditEvent): Promise<boolean> {
+  if (event.seq === chain.lastSeq) return event.hash === chain.lastHash;
+  const next = await db.auditEvent.findUnique({ where: { seq: event.seq + 1 }, select: { prevHash: true } });
+  return next?.prevHash === event.hash;
 }
 
 /**
