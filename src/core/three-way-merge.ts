@@ -50,13 +50,23 @@ function resolveInsertions(mine: string[], base: string[], theirs: string[]): st
   return undefined;
 }
 
+/** Resolves a conflicting region of a kind of file by what its lines mean, or leaves it (undefined). */
+export type RegionResolver = (mine: string[], base: string[], theirs: string[]) => string[] | undefined;
+
+export interface MergeOptions {
+  /** Who made the new render, in the conflict markers: `create-gatekit add`, `create-gatekit upgrade`. */
+  theirs?: string;
+  /** Tried on a region resolveInsertions leaves in conflict (.env.example: variable by variable). */
+  resolve?: RegionResolver;
+}
+
 /**
  * Three-way merge of a file Gatekit generated (`base`), the user's version (`mine`) and the new
  * render (`theirs`), by line, with node-diff3. Changes on both sides that are identical are not
  * conflicts, and neither are lines one side only inserted where the other side inserted or changed
  * lines too (resolveInsertions).
  */
-export function threeWayMerge(mine: string, base: string, theirs: string, labels = { mine: 'your version', theirs: 'create-gatekit add' }): MergeResult {
+export function threeWayMerge(mine: string, base: string, theirs: string, options: MergeOptions = {}): MergeResult {
   const regions = diff3Merge(lines(mine), lines(base), lines(theirs), { excludeFalseConflicts: true });
   const out: string[] = [];
   const conflictLines: number[] = [];
@@ -66,13 +76,13 @@ export function threeWayMerge(mine: string, base: string, theirs: string, labels
       continue;
     }
     const conflict = region.conflict!;
-    const resolved = resolveInsertions(conflict.a, conflict.o, conflict.b);
+    const resolved = resolveInsertions(conflict.a, conflict.o, conflict.b) ?? options.resolve?.(conflict.a, conflict.o, conflict.b);
     if (resolved) {
       out.push(...resolved);
       continue;
     }
     conflictLines.push(out.length + 1);
-    out.push(`<<<<<<< ${labels.mine}`, ...conflict.a, '=======', ...conflict.b, `>>>>>>> ${labels.theirs}`);
+    out.push('<<<<<<< your version', ...conflict.a, '=======', ...conflict.b, `>>>>>>> ${options.theirs ?? 'create-gatekit add'}`);
   }
   return { text: out.join('\n'), conflictLines };
 }

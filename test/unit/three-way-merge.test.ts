@@ -15,7 +15,7 @@ function appTs(registry: ModuleRegistry, choices: PartialChoices): string {
 /** The README's "Add your own route": an import after the last import, a router just before the not-found handler. */
 function followTheRecipe(text: string): string {
   const lines = text.split('\n');
-  const lastImport = lines.findLastIndex((line) => line.startsWith('import '));
+  const lastImport = lines.length - 1 - [...lines].reverse().findIndex((line) => line.startsWith('import '));
   lines.splice(lastImport + 1, 0, "import { createNotesRoutes } from './modules/notes/notes.routes.js';");
   const notFound = lines.findIndex((line) => line.includes('app.use(notFoundHandler)'));
   lines.splice(notFound, 0, '  app.use(createNotesRoutes(context));');
