@@ -34,7 +34,7 @@ export function uncommittedChanges(appDir: string): string[] {
   if (inside.error || inside.status !== 0 || inside.stdout.trim() !== 'true') return [];
   const status = git(appDir, ['status', '--porcelain', '--untracked-files=all', '--', '.']);
   if (status.error || status.status !== 0) return [];
-  return status.stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
+  return status.stdout.split('\n').filter(Boolean).map((line) => line.slice(3)).sort();
 }
 
 function refuseUncommitted(appDir: string): void {
