@@ -138,6 +138,26 @@ export function planFile(
 }
 
 /**
+ * What happens to each file of the new render, from the old render and the user's copy:
+ * package.json merged by meaning, every other tracked file by planFile.
+ */
+export function planRenderedFiles(read: AppFileReader, metadata: AppMetadata, old: GeneratedProject, next: GeneratedProject, command: 'add' | 'upgrade'): FileChange[] {
+  const changes: FileChange[] = [];
+  const hashesRecorded = metadata.files !== undefined;
+  for (const [file, content] of next.tree.entries()) {
+    if (!isTracked(file)) continue;
+    const user = read(file);
+    const base = old.tree.get(file);
+    const change =
+      file === 'package.json' && base !== undefined
+        ? mergePackageJson(user, base, content)
+        : planFile(file, user, base, content, metadata.files?.[file], hashesRecorded, command);
+    if (change) changes.push(change);
+  }
+  return changes;
+}
+
+/**
  * Files the user never edited (their hash is the one recorded at generation) that this version of
  * the generator would write differently for the modules the app already has: the templates
  * changed since the app was made. Adding modules then would rewrite some shared files to the new
@@ -208,18 +228,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
   const oldIds = new Set(old.modules.map((module) => module.manifest.id));
   const added = next.modules.filter((module) => !oldIds.has(module.manifest.id));
 
-  const changes: FileChange[] = [];
-  const hashesRecorded = metadata.files !== undefined;
-  for (const [file, content] of next.tree.entries()) {
-    if (!isTracked(file)) continue;
-    const user = read(file);
-    const base = old.tree.get(file);
-    const change =
-      file === 'package.json'
-        ? mergePackageJson(user, base!, content)
-        : planFile(file, user, base, content, metadata.files?.[file], hashesRecorded);
-    if (change) changes.push(change);
-  }
+  const changes = planRenderedFiles(read, metadata, old, next, 'add');
 
   const currentEnv = read('.env');
   const env = appendMissingEnv(currentEnv, added, metadata.database);

@@ -9,8 +9,7 @@ import { generateProject, type GeneratedProject } from './generate-project.js';
 import { contentHash, isTracked } from './generated-files.js';
 import { refuseLinksOutside } from './links.js';
 import { appendMissingEnv, envValuesIn } from './merge-env.js';
-import { mergePackageJson } from './merge-package-json.js';
-import { type FileChange, planFile, PROPOSAL_SUFFIX } from './plan-add.js';
+import { type FileChange, planRenderedFiles, PROPOSAL_SUFFIX } from './plan-add.js';
 import { createRegistry, loadReleaseModules, type ModuleRegistry } from './registry.js';
 import { FROZEN_RELEASES, releaseProfile } from './release-profile.js';
 import { compareTags, compareVersions, CURRENT_RELEASE, releaseOfApp } from './releases.js';
@@ -133,17 +132,7 @@ export async function planUpgrade(input: PlanUpgradeInput): Promise<UpgradePlan>
   const touched = [...new Set([...next.tree.paths(), ...old.tree.paths()])].filter((file) => next.tree.get(file) !== old.tree.get(file));
   refuseLinksOutside(appDir, touched, 'create-gatekit upgrade');
 
-  const hashesRecorded = metadata.files !== undefined;
-  for (const [file, content] of next.tree.entries()) {
-    if (!isTracked(file)) continue;
-    const user = read(file);
-    const base = old.tree.get(file);
-    const change =
-      file === 'package.json' && base !== undefined
-        ? mergePackageJson(user, base, content)
-        : planFile(file, user, base, content, metadata.files?.[file], hashesRecorded, 'upgrade');
-    if (change) plan.changes.push(change);
-  }
+  plan.changes.push(...planRenderedFiles(read, metadata, old, next, 'upgrade'));
   for (const [file, content] of old.tree.entries()) {
     if (!isTracked(file) || next.tree.has(file)) continue;
     const change = planRemoval(file, read(file), content, metadata);

@@ -38,6 +38,18 @@ export function upgrade(dir: string, args: string[] = []): CliResult {
   return runCli(['upgrade', '--cwd', dir, ...args]);
 }
 
+/** Commits what the app has, upgrades it again, and expects nothing to change. */
+export function expectIdleUpgrade(dir: string, message: string): void {
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '-m', message]);
+  const settled = treeHash(dir);
+  const again = upgrade(dir);
+  expect(again.status, again.stderr).toBe(0);
+  expect(again.stdout).toContain('is at release 4.1 already');
+  expect(treeHash(dir)).toEqual(settled);
+  expect(git(dir, ['status', '--porcelain'])).toBe('');
+}
+
 /** Generates an app with the release's own generator, without installing. */
 export async function generateWithRelease(release: string, dir: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   const bin = await releaseCli(release);
@@ -260,14 +272,7 @@ export function describeUpgrade(setup: UpgradeSetup): void {
     });
 
     it('upgrading again changes nothing', () => {
-      git(dir, ['add', '-A']);
-      git(dir, ['commit', '-q', '-m', 'add api-keys']);
-      const settled = treeHash(dir);
-      const again = upgrade(dir);
-      expect(again.status, again.stderr).toBe(0);
-      expect(again.stdout).toContain('is at release 4.1 already');
-      expect(treeHash(dir)).toEqual(settled);
-      expect(git(dir, ['status', '--porcelain'])).toBe('');
+      expectIdleUpgrade(dir, 'add api-keys');
     });
   });
 }
