@@ -30,20 +30,24 @@ export function preparePeer(root) {
  * switched for PostgreSQL. Regenerated from the current templates on every run in
  * bench/tmp/http-app (SQLite) or bench/tmp/http-app-postgresql (node_modules kept between runs, so
  * npm install only catches up), installed, built.
+ * `without` leaves modules out (bench/tmp/http-app-no-audit…), for a figure with and without one.
  * BENCH_HTTP_APP (SQLite) and BENCH_HTTP_APP_POSTGRESQL name an app already generated, installed
- * and built instead.
+ * and built instead (the full app only).
  */
-export function prepareApp(root, db = 'sqlite') {
-  const prepared = db === 'sqlite' ? process.env.BENCH_HTTP_APP : process.env.BENCH_HTTP_APP_POSTGRESQL;
+export function prepareApp(root, db = 'sqlite', { without = [] } = {}) {
+  const prepared = without.length === 0 && (db === 'sqlite' ? process.env.BENCH_HTTP_APP : process.env.BENCH_HTTP_APP_POSTGRESQL);
   if (prepared) return { dir: path.resolve(prepared), regenerated: false, fixture: FIXTURE, db };
   const tmp = path.join(root, 'bench/tmp');
-  const dir = path.join(tmp, db === 'sqlite' ? 'http-app' : `http-app-${db}`);
+  const name = ['http-app', ...without.map((id) => `no-${id}`), ...(db === 'sqlite' ? [] : [db])].join('-');
+  const dir = path.join(tmp, name);
+  // One generation per app and run: the http and audit cases share the full app.
+  if (preparedThisRun.has(dir)) return preparedThisRun.get(dir);
   let config = path.join(root, 'fixtures', `${FIXTURE}.json`);
-  if (db !== 'sqlite') {
+  if (db !== 'sqlite' || without.length > 0) {
     mkdirSync(tmp, { recursive: true });
     const fixture = JSON.parse(readFileSync(config, 'utf8'));
-    config = path.join(tmp, `${FIXTURE}-${db}.json`);
-    writeFileSync(config, JSON.stringify({ ...fixture, db }, null, 2));
+    config = path.join(tmp, `${name}.json`);
+    writeFileSync(config, JSON.stringify({ ...fixture, db, modules: (fixture.modules ?? []).filter((id) => !without.includes(id)) }, null, 2));
   }
   sh('npm', ['run', 'build'], { cwd: root });
   mkdirSync(dir, { recursive: true });
@@ -57,5 +61,9 @@ export function prepareApp(root, db = 'sqlite') {
   console.error(`bench/http: npm install in the generated ${db} app`);
   sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir });
   sh('npm', ['run', 'build'], { cwd: dir });
-  return { dir, regenerated: true, fixture: FIXTURE, db };
+  const app = { dir, regenerated: true, fixture: without.length ? `${FIXTURE} without ${without.join(', ')}` : FIXTURE, db };
+  preparedThisRun.set(dir, app);
+  return app;
 }
+
+const preparedThisRun = new Map();

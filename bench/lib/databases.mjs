@@ -1,8 +1,8 @@
 // The databases of one bench/cases/http.mjs run, created by the run and removed after it (also when
 // it fails): one for the generated app (which the bare Prisma route reads too) and one for the
-// Better Auth peer.
-//   sqlite      two files in the run's temporary folder.
-//   postgresql  two databases, gatekit_bench_<pid> and peer_bench_<pid>, on the local server
+// Better Auth peer. Another case names its own (bench/cases/audit.mjs: one per app it compares).
+//   sqlite      one file per name in the run's temporary folder.
+//   postgresql  one database per name, gatekit_bench_<pid>, peer_bench_<pid>…, on the local server
 //               (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres), dropped
 //               at the end.
 // rows(which) opens one of them for seeding with the generator's own dev dependencies
@@ -17,17 +17,18 @@ const PG_ROWS_PER_INSERT = 500;
 
 const quote = (name) => `"${name.replace(/"/g, '""')}"`;
 
-export async function createDatabases(root, db, work) {
+export async function createDatabases(root, db, work, names = ['gatekit', 'peer']) {
   const require = createRequire(path.join(root, 'package.json'));
-  if (db === 'sqlite') return sqliteDatabases(require('better-sqlite3'), work);
-  if (db === 'postgresql') return postgresDatabases(require('pg'));
+  if (db === 'sqlite') return sqliteDatabases(require('better-sqlite3'), work, names);
+  if (db === 'postgresql') return postgresDatabases(require('pg'), names);
   throw new Error(`BENCH_DB: unknown database ${JSON.stringify(db)} (sqlite or postgresql)`);
 }
 
-function sqliteDatabases(Database, work) {
-  const files = { gatekit: path.join(work, 'gatekit.db'), peer: path.join(work, 'peer.db') };
+function sqliteDatabases(Database, work, names) {
+  const files = Object.fromEntries(names.map((name) => [name, path.join(work, `${name}.db`)]));
   return {
     description: 'sqlite, one file per server, default journal mode',
+    urls: Object.fromEntries(names.map((name) => [name, `file:${files[name]}`])),
     gatekitUrl: `file:${files.gatekit}`,
     peerEnv: { PEER_DB: files.peer },
     rows: async (which) => sqliteRows(new Database(files[which])),
@@ -54,9 +55,9 @@ function sqliteRows(db) {
   };
 }
 
-function postgresDatabases(pg) {
+function postgresDatabases(pg, which) {
   const server = new URL(process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
-  const names = { gatekit: `gatekit_bench_${process.pid}`, peer: `peer_bench_${process.pid}` };
+  const names = Object.fromEntries(which.map((name) => [name, `${name.toLowerCase()}_bench_${process.pid}`]));
   const urlOf = (name) => {
     const url = new URL(server);
     url.pathname = `/${name}`;
@@ -79,7 +80,8 @@ function postgresDatabases(pg) {
     await drop();
     await admin(Object.values(names).map((name) => `CREATE DATABASE ${quote(name)}`));
     return {
-      description: `postgresql ${server.host}, one database per server (${names.gatekit}, ${names.peer}), dropped after the run`,
+      description: `postgresql ${server.host}, one database per server (${Object.values(names).join(', ')}), dropped after the run`,
+      urls: Object.fromEntries(which.map((name) => [name, urlOf(names[name])])),
       gatekitUrl: urlOf(names.gatekit),
       peerEnv: { PEER_DATABASE_URL: urlOf(names.peer) },
       rows: async (which) => {
@@ -106,7 +108,7 @@ async function dropLeftovers(pg, server, dropStatement) {
   const client = new pg.Client({ connectionString: server.toString() });
   await client.connect();
   try {
-    const { rows } = await client.query(String.raw`SELECT datname FROM pg_database WHERE datname ~ '^(gatekit|peer)_bench_\d+$'`);
+    const { rows } = await client.query(String.raw`SELECT datname FROM pg_database WHERE datname ~ '^[a-z]+_bench_\d+$'`);
     for (const { datname } of rows) if (!alive(Number(datname.split('_').at(-1)))) await client.query(dropStatement(datname));
   } finally {
     await client.end();

@@ -15,9 +15,11 @@ export interface ReadmeInput {
 
 /** The app's README: the base module's, with every other module's section in module order. */
 export function composeReadme(modules: LoadedModule[], context: RenderContext, input: ReadmeInput): string {
+  // Sections may name the package manager's run command too ({{pmRun}} audit:verify).
+  const sectionContext = { ...context, pm: input.pm, pmRun: runCommand(input.pm) };
   const sections = modules
     .filter((module) => module.manifest.readme && module.manifest.id !== 'base')
-    .map((module) => renderModuleFile(module, module.manifest.readme!, context).trim());
+    .map((module) => renderModuleFile(module, module.manifest.readme!, sectionContext).trim());
   const base = modules.find((module) => module.manifest.id === 'base')!;
   const readme = renderModuleFile(base, base.manifest.readme!, {
     ...context,

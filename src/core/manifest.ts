@@ -189,6 +189,8 @@ export const manifestSchema = z.object({
   events: z.array(z.string().regex(/^[a-z][a-z_]*\.[a-z][a-z_]*$/, 'an event action is area.what_happened, e.g. api_key.created')).default([]),
   /** Zod object shapes merged into the app's config schema. */
   config: z.array(importRefSchema).default([]),
+  /** (config, ctx) => void: checks of variables against each other (https only in production), run by the config schema's superRefine. */
+  configChecks: z.array(importRefSchema).default([]),
   /** Entries for GET /api/auth/providers. */
   providers: z
     .object({

@@ -8,6 +8,9 @@ export interface RenderContext {
   modules: Record<string, boolean>;
   routers: RouterRef[];
   configs: ImportRef[];
+  configChecks: ImportRef[];
+  /** What src/config.ts imports for configs and configChecks: each file once. */
+  configImports: { import: string; names: string[] }[];
   hooks: Record<HookName, ImportRef[]>;
   /**
    * What src/modules/auth/account-hooks.ts imports for its lists: each file once, with every name
@@ -70,6 +73,8 @@ export function buildRenderContext(
     modules: Object.fromEntries(manifests.map((manifest) => [manifest.id, true])),
     routers: manifests.flatMap((manifest) => manifest.routers),
     configs: manifests.flatMap((manifest) => manifest.config),
+    configChecks: manifests.flatMap((manifest) => manifest.configChecks),
+    configImports: importsOf(manifests.flatMap((manifest) => [...manifest.config, ...manifest.configChecks])),
     hooks,
     accountHookImports: importsOf(ACCOUNT_HOOKS.flatMap((hook) => hooks[hook])),
     providers: {

@@ -34,6 +34,7 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   pg: '^8.23.1',
   pino: '^10.4.0',
   qrcode: '^1.5.4',
+  standardwebhooks: '^1.1.1',
   'rate-limit-redis': '^6.0.1',
   redis: '^6.3.1',
   zod: '^4.6.7',

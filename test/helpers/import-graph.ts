@@ -91,13 +91,13 @@ export function circleThrough(graph: ImportGraph, start: string): string[] {
  * - config: src/config.ts and everything it imports: the config helpers and each module's fragment;
  * - shared: the rest of src/ outside src/modules/ (context, logger, http, mail, db, redis);
  * - modules: src/modules/, the lists of hooks and providers included (their order is the circle check's);
- * - app: what puts the app together from the modules: src/app.ts, src/server.ts, src/db/expired-rows.ts;
+ * - app: what puts the app together from the modules: src/app.ts, src/server.ts, src/background-tasks.ts, src/db/expired-rows.ts;
  * - tests: test/.
  */
 export const LAYERS = ['config', 'shared', 'modules', 'app', 'tests'] as const;
 export type Layer = (typeof LAYERS)[number];
 
-const APP_FILES = new Set(['src/app.ts', 'src/server.ts', 'src/db/expired-rows.ts']);
+const APP_FILES = new Set(['src/app.ts', 'src/server.ts', 'src/background-tasks.ts', 'src/db/expired-rows.ts']);
 
 export function layersOf(graph: ImportGraph): Map<string, Layer> {
   const config = new Set<string>();

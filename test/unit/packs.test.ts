@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { MANIFEST_FILE } from '../../src/core/manifest.js';
 import { checkModuleFolder, pathProblem } from '../../src/core/pack-files.js';
 import { resolvePack } from '../../src/core/packs.js';
 import { createRegistry, loadBuiltinModules, loadPack } from '../../src/core/registry.js';
-import { ROOT } from '../helpers/run-cli.js';
+import { ROOT, runCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-packs-'));
 const valid = { id: 'acme-sso', name: 'Acme SSO', category: 'oauth', tag: '3.2', description: 'Acme single sign-on', requires: ['oauth'] };
@@ -81,6 +81,15 @@ describe('loading packs', () => {
     const second = packFolder('second', { 'acme-sso': valid });
     const packs = [resolvePack(first, [work]), resolvePack(second, [work])];
     expect(() => createRegistry([...loadBuiltinModules(), ...packs.flatMap(loadPack)])).toThrow(/declared twice: by pack '.*first'.*and by pack '.*second'/);
+  });
+
+  it('refuses two chosen modules that define the same Prisma model, naming both, and writes nothing', () => {
+    // The example pack's AuditEvent predates the built-in audit module's.
+    const target = path.join(work, 'two-audit-events');
+    const result = runCli([target, '--yes', '--pack', path.join(ROOT, 'examples/packs/audit-log'), '--modules', 'audit,audit-log', '--no-install', '--no-git']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Modules 'audit' and 'audit-log' both define the Prisma model AuditEvent");
+    expect(existsSync(target)).toBe(false);
   });
 
   it('refuses a pack with no module folder', () => {

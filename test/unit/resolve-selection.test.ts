@@ -55,7 +55,7 @@ describe('resolveSelection', () => {
     const unknown = usageError(() => ids({ modules: ['page'] }));
     expect(unknown).toContain("Unknown --modules id 'page'");
     expect(unknown).toContain("Did you mean 'pages'?");
-    expect(usageError(() => ids({ modules: ['identities'] }))).toContain('Valid ids: admin, api-keys, orgs, pages');
+    expect(usageError(() => ids({ modules: ['identities'] }))).toContain('Valid ids: admin, api-keys, audit, orgs, pages');
     expect(usageError(() => ids({ modules: ['pages'], toggles: { pages: false } }))).toContain('contradict');
     expect(usageError(() => ids({ modules: ['pages'], templateVersion: '3.1' }))).toContain('first shipped in release 3.2');
   });

@@ -15,3 +15,8 @@ export interface AppContext {
   /** Expiring counters shared by every instance when REDIS_URL is set (mail limits, two-factor lock). */
   counters: CounterStore;
 }
+
+/** Work a module runs beside requests (webhook deliveries), started with the server; stop() waits for a run in progress. */
+export interface BackgroundTask {
+  stop(): Promise<void>;
+}

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createApp, type App } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { startBackgroundTasks } from './background-tasks.js';
+import type { BackgroundTask } from './context.js';
 import { startExpiredRowCleanup, type ExpiredRowCleanup } from './db/expired-rows.js';
 import { answerClientError } from './http/client-error.js';
 
@@ -32,12 +34,14 @@ function listenFailure(error: NodeJS.ErrnoException): string {
 }
 
 let cleanup: ExpiredRowCleanup | undefined;
+let background: BackgroundTask | undefined;
 const server: Server = app.listen(config.PORT, config.HOST, (error?: Error) => {
   // Express passes a listen error here as well as to the 'error' handler below, which reports it.
   if (error) return;
   logger.info({ port: config.PORT, host: config.HOST, url: config.API_URL }, 'server listening');
   // Expired tokens, challenges and sessions are deleted now and every few minutes.
   cleanup = startExpiredRowCleanup(context);
+  background = startBackgroundTasks(context);
 });
 server.on('clientError', answerClientError);
 server.on('error', (error: NodeJS.ErrnoException) => {
@@ -46,7 +50,8 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 /**
- * Stops the cleanup of expired rows, closes the database, Redis and SMTP connections, then exits 0.
+ * Stops the cleanup of expired rows and the modules' background work, closes the database, Redis
+ * and SMTP connections, then exits 0.
  * A pool that does not close within 5 s (a frozen database never acknowledges) makes it exit 1,
  * saying so.
  */
@@ -55,7 +60,7 @@ function closeAndExit(): void {
     logger.error('connections did not close within 5 s');
     process.exit(1);
   }, 5000).unref();
-  Promise.resolve(cleanup?.stop())
+  Promise.all([cleanup?.stop(), background?.stop()])
     .then(close)
     .then(() => {
       logger.info('stopped');

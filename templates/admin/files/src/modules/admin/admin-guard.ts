@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../http/app-error.js';
+import { setCaller } from '../../http/request-context.js';
 import { currentAuth, requireAuth } from '../auth/guard.js';
 import { isAdmin } from './admin-account.js';
 
@@ -11,7 +12,10 @@ import { isAdmin } from './admin-account.js';
  */
 export function requireAdmin(ctx: AppContext, options: { recentSignIn?: boolean } = {}): RequestHandler[] {
   const checkRole: RequestHandler = async (_req, res, next) => {
-    if (!(await isAdmin(ctx.prisma, currentAuth(res).user.id))) throw forbidden('Only an admin can do this.');
+    const { user } = currentAuth(res);
+    if (!(await isAdmin(ctx.prisma, user.id))) throw forbidden('Only an admin can do this.');
+    // Account events of the operators' API name an admin as their actor.
+    setCaller({ type: 'admin', id: user.id });
     next();
   };
   return [requireAuth(ctx, { ...options, noImpersonation: true }), checkRole];

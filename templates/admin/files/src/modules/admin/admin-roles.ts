@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../http/app-error.js';
+import { recordEvent, userRef } from '../auth/events.js';
 import { IMPERSONATION_METHOD } from '../auth/impersonators.js';
 import { isAdmin, lastAdmin } from './admin-account.js';
 import { lockAdmins } from './admin-lock.js';
@@ -23,11 +24,13 @@ export async function setRole(ctx: Pick<AppContext, 'prisma' | 'config'>, userId
     if (role === 'admin') {
       await tx.adminRole.upsert({ where: { userId }, create: { userId }, update: {} });
       await tx.session.deleteMany({ where: { userId, method: IMPERSONATION_METHOD } });
+      await recordEvent(ctx, tx, { action: 'admin.role_changed', target: userRef(userId), metadata: { role } });
       return;
     }
     if (!(await isAdmin(tx, userId))) return;
     if ((await tx.adminRole.count()) <= 1) throw lastAdmin();
     await tx.adminRole.delete({ where: { userId } });
     await tx.session.deleteMany({ where: { impersonation: { is: { adminId: userId } } } });
+    await recordEvent(ctx, tx, { action: 'admin.role_changed', target: userRef(userId), metadata: { role } });
   });
 }

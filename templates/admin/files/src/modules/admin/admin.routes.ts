@@ -4,8 +4,10 @@ import { forbidden } from '../../http/app-error.js';
 import { validate } from '../../http/validate.js';
 import { deleteAccount } from '../auth/account-deletion.js';
 import { currentAuth, requireAuth } from '../auth/guard.js';
+import { recordEvent, userRef } from '../auth/events.js';
 import { revokeAllTokens } from '../auth/revocation.js';
-import { clientOf, endSession } from '../auth/sessions.js';
+import { clientOf } from '../../http/request-context.js';
+import { endSession } from '../auth/sessions.js';
 import { isAdmin } from './admin-account.js';
 import { requireAdmin } from './admin-guard.js';
 import { setRole } from './admin-roles.js';
@@ -48,7 +50,11 @@ export function createAdminRoutes(ctx: AppContext): Router {
 
   // Every session of the user ends, as with their own "sign out everywhere".
   router.delete('/api/admin/users/:id/sessions', ...admin, async (req, res) => {
-    await revokeAllTokens(ctx.prisma, await findUserForAdmin(ctx, userId(req)));
+    const user = await findUserForAdmin(ctx, userId(req));
+    await ctx.prisma.$transaction(async (tx) => {
+      await revokeAllTokens(tx, user);
+      await recordEvent(ctx, tx, { action: 'admin.sessions_ended', target: userRef(user.id) });
+    });
     res.status(204).end();
   });
 
@@ -69,7 +75,7 @@ export function createAdminRoutes(ctx: AppContext): Router {
   router.post('/api/admin/impersonation/stop', requireAuth(ctx), async (_req, res) => {
     const { user, sessionId, impersonatedBy } = currentAuth(res);
     if (!impersonatedBy) throw forbidden('Only an impersonation session stops itself; sign out to end your own session.');
-    await endSession(ctx, user.id, sessionId);
+    await endSession(ctx, user.id, sessionId, 'admin.impersonation_stopped');
     res.status(204).end();
   });
 
@@ -78,7 +84,7 @@ export function createAdminRoutes(ctx: AppContext): Router {
     const target = await findUserForAdmin(ctx, userId(req));
     if (target.id === currentAuth(res).user.id) throw forbidden('Delete your own account with DELETE /api/auth/account.');
     if (await isAdmin(ctx.prisma, target.id)) throw forbidden('An admin cannot be deleted: take the role away first.');
-    await deleteAccount(ctx, target, { deleteSoleOwnedOrganizations });
+    await deleteAccount(ctx, target, { deleteSoleOwnedOrganizations }, 'admin.user_deleted');
     res.status(204).end();
   });
 

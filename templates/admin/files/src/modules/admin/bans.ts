@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../http/app-error.js';
 import { endCredentialSteps } from '../auth/account-hooks.js';
+import { recordEvent, userRef } from '../auth/events.js';
 import { revokeAllTokens } from '../auth/revocation.js';
 import { isAdmin } from './admin-account.js';
 import { userNotFound } from './admin-users.js';
@@ -31,10 +32,14 @@ export async function banUser(ctx: AppContext, adminId: string, userId: string, 
     await tx.userBan.upsert({ where: { userId }, create: { userId, ...fields }, update: fields });
     await revokeAllTokens(tx, user);
     for (const step of endCredentialSteps) await step(tx, userId);
+    await recordEvent(ctx, tx, { action: 'admin.user_banned', target: userRef(userId), metadata: { reason: ban.reason, until: expiresAt?.toISOString() ?? null } });
   });
 }
 
 /** Lifts a ban. What it ended stays ended: the user signs in again. */
 export async function unbanUser(ctx: AppContext, userId: string): Promise<void> {
-  await ctx.prisma.userBan.deleteMany({ where: { userId } });
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.userBan.deleteMany({ where: { userId } });
+    if (count > 0) await recordEvent(ctx, tx, { action: 'admin.user_unbanned', target: userRef(userId) });
+  });
 }

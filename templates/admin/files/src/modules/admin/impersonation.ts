@@ -5,6 +5,7 @@ import type { Client } from '../auth/account-events.js';
 import type { SessionAuthentication } from '../auth/guard.js';
 import { IMPERSONATION_METHOD } from '../auth/impersonators.js';
 import { toPublicUser, type PublicUser } from '../auth/public-user.js';
+import { recordEvent, userRef } from '../auth/events.js';
 import { checkSessionAllowed } from '../auth/sessions.js';
 import { isAdmin } from './admin-account.js';
 import { userNotFound } from './admin-users.js';
@@ -39,7 +40,7 @@ export async function startImpersonation(ctx: AppContext, admin: SessionAuthenti
     if (!adminSession) throw unauthenticated('Your session has ended.');
     const limit = new Date(now.getTime() + ctx.config.IMPERSONATION_MINUTES * 60_000);
     const endsAt = limit < adminSession.expiresAt ? limit : adminSession.expiresAt;
-    return tx.session.create({
+    const started = await tx.session.create({
       data: {
         userId,
         method: IMPERSONATION_METHOD,
@@ -53,6 +54,8 @@ export async function startImpersonation(ctx: AppContext, admin: SessionAuthenti
       },
       include: { user: true },
     });
+    await recordEvent(ctx, tx, { action: 'admin.impersonation_started', target: userRef(userId), metadata: { reason, sessionId: started.id } });
+    return started;
   });
   const access = await signAccessToken(ctx, session, { actorId: admin.user.id, until: session.expiresAt });
   return { token: access.token, tokenType: 'Bearer', expiresIn: access.expiresIn, user: toPublicUser(session.user) };

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { ApiKey, User } from '../../generated/prisma/client.js';
 import { AppError, notFound } from '../../http/app-error.js';
 import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
+import { recordEvent } from '../auth/events.js';
 import { lockUser } from '../auth/user-lock.js';
 import { toApiKeyView, type ApiKeyView } from './api-key-views.js';
 import type { NewKeyInput } from './api-keys.schemas.js';
@@ -43,7 +44,9 @@ export async function createUserKey(ctx: AppContext, user: User, input: NewKeyIn
   const created = await ctx.prisma.$transaction(async (tx) => {
     await lockUser(tx, user.id);
     if ((await tx.apiKey.count({ where: { userId: user.id, ...live() } })) >= ctx.config.API_KEYS_MAX) return keyLimit(ctx.config.API_KEYS_MAX);
-    return tx.apiKey.create({ data: { ...data, userId: user.id } });
+    const created = await tx.apiKey.create({ data: { ...data, userId: user.id } });
+    await recordEvent(ctx, tx, { action: 'api_key.created', target: { type: 'apiKey', id: created.id }, metadata: { name: created.name, scopes: created.scopes } });
+    return created;
   });
   if (created instanceof AppError) throw created;
   return { apiKey: userKeyView(created, user), key };
@@ -64,6 +67,9 @@ export async function renameUserKey(ctx: AppContext, user: User, id: string, nam
 
 /** Ends a key at once: the next request with it, on any instance, finds no key. */
 export async function deleteUserKey(ctx: AppContext, user: User, id: string): Promise<void> {
-  const { count } = await ctx.prisma.apiKey.deleteMany({ where: { id, userId: user.id } });
-  if (count === 0) throw keyNotFound();
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.apiKey.deleteMany({ where: { id, userId: user.id } });
+    if (count === 0) throw keyNotFound();
+    await recordEvent(ctx, tx, { action: 'api_key.deleted', target: { type: 'apiKey', id } });
+  });
 }

@@ -9,10 +9,14 @@ const CHAIN_ID = 1;
 /** An event's fields that its hash covers: every column but the hashes themselves. */
 type Hashed = Pick<AuditEvent, 'id' | 'seq' | 'occurredAt' | 'action' | 'actorType' | 'actorId' | 'targetType' | 'targetId' | 'organizationId' | 'ip' | 'userAgent' | 'metadata'>;
 
-/** The event as JSON with its keys sorted, so that the same event always hashes the same. */
+const HASHED_FIELDS = ['action', 'actorId', 'actorType', 'id', 'ip', 'metadata', 'occurredAt', 'organizationId', 'seq', 'targetId', 'targetType', 'userAgent'] as const satisfies readonly (keyof Hashed)[];
+
+/**
+ * The event as JSON with its keys in a fixed (sorted) order, so that the same event always hashes
+ * the same. Only the hashed fields are taken: a row read back also carries its hashes.
+ */
 function canonicalJson(event: Hashed): string {
-  const fields: Record<string, unknown> = { ...event, occurredAt: event.occurredAt.toISOString() };
-  return JSON.stringify(Object.fromEntries(Object.keys(fields).sort().map((key) => [key, fields[key]])));
+  return JSON.stringify(Object.fromEntries(HASHED_FIELDS.map((key) => [key, key === 'occurredAt' ? event.occurredAt.toISOString() : event[key]])));
 }
 
 /** SHA-256 of the previous event's hash followed by this event's canonical JSON. */

@@ -12,7 +12,7 @@ const SECRET_KEYS = /password|token|secret|^code$|recoveryCode|hash/i;
  * event commit together or not at all, and with webhooks on puts it in the outbox in the same
  * transaction, so a restart loses none.
  */
-export async function recordAuditEvent(db: Db, event: AccountEvent, ctx: AppContext): Promise<void> {
+export async function recordAuditEvent(db: Db, event: AccountEvent, ctx: Pick<AppContext, 'config'>): Promise<void> {
   if (!AUDIT_ACTIONS.includes(event.action)) throw new Error(`The audit event ${event.action} is declared by no module (the manifests' events)`);
   const metadata = event.metadata ?? {};
   const secret = Object.keys(metadata).find((key) => SECRET_KEYS.test(key));

@@ -11,3 +11,19 @@ export const auditConfig = {
       .optional(),
   ),
 };
+
+/**
+ * Webhooks need both variables, and an https URL in production: the events carry IP addresses and
+ * account ids, and the signature proves who sent them, not that nobody else read them.
+ */
+export function checkAuditWebhook(
+  config: { NODE_ENV: string; AUDIT_WEBHOOK_URL?: string; AUDIT_WEBHOOK_SECRET?: string },
+  ctx: z.RefinementCtx,
+): void {
+  const url = config.AUDIT_WEBHOOK_URL;
+  if (url && !config.AUDIT_WEBHOOK_SECRET) ctx.addIssue({ code: 'custom', path: ['AUDIT_WEBHOOK_SECRET'], message: 'is required with AUDIT_WEBHOOK_URL: it signs every webhook (whsec_ and base64, e.g. whsec_$(openssl rand -base64 32))' });
+  if (config.AUDIT_WEBHOOK_SECRET && !url) ctx.addIssue({ code: 'custom', path: ['AUDIT_WEBHOOK_URL'], message: 'is required with AUDIT_WEBHOOK_SECRET: where the events are sent' });
+  if (url && config.NODE_ENV === 'production' && URL.canParse(url) && new URL(url).protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', path: ['AUDIT_WEBHOOK_URL'], message: 'must be an https:// URL in production (NODE_ENV=production)' });
+  }
+}

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { AppContext } from '../../context.js';
+import type { AppContext, BackgroundTask } from '../../context.js';
 import type { AuditDelivery, AuditEvent } from '../../generated/prisma/client.js';
 import { toAuditEventView } from './audit-views.js';
 
@@ -101,7 +101,7 @@ export async function deliverDueEvents(ctx: AppContext, webhook: Webhook, now = 
  * between sending and recording it sends it again: at least once). Nothing runs without
  * AUDIT_WEBHOOK_URL.
  */
-export function startWebhookDelivery(ctx: AppContext): { stop(): Promise<void> } {
+export function startWebhookDelivery(ctx: AppContext): BackgroundTask {
   if (!ctx.config.AUDIT_WEBHOOK_URL || !ctx.config.AUDIT_WEBHOOK_SECRET) return { stop: async () => {} };
   const webhook = new Webhook(ctx.config.AUDIT_WEBHOOK_SECRET);
   let running: Promise<void> | undefined;

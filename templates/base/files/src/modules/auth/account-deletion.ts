@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import type { DeletionOptions } from './account-events.js';
 import { deleteAccountSteps, endCredentialSteps } from './account-hooks.js';
+import { recordEvent, userRef } from './events.js';
 import { revokeAllTokens } from './revocation.js';
 
 /**
@@ -15,13 +16,19 @@ import { revokeAllTokens } from './revocation.js';
  * belongs to it: sessions, credentials, identities, passkeys, two-factor secrets, memberships.
  * The address is then free: it can register again, as a new account.
  */
-export async function deleteAccount(ctx: AppContext, user: Pick<User, 'id' | 'email'>, options: DeletionOptions): Promise<void> {
+export async function deleteAccount(
+  ctx: AppContext,
+  user: Pick<User, 'id' | 'email'>,
+  options: DeletionOptions,
+  event: 'account.deleted' | 'admin.user_deleted' = 'account.deleted',
+): Promise<void> {
   await ctx.prisma.$transaction(
     async (tx) => {
       await revokeAllTokens(tx, user);
       for (const step of endCredentialSteps) await step(tx, user.id);
       for (const step of deleteAccountSteps) await step(tx, user.id, ctx, options);
       await tx.user.delete({ where: { id: user.id } });
+      await recordEvent(ctx, tx, { action: event, target: userRef(user.id) });
     },
     // A user in many organizations makes a longer transaction than a sign-in, and under load it
     // may wait for others to finish first (SQLite runs one at a time).

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Prisma, User } from '../../generated/prisma/client.js';
+import type { Actor, Client } from '../../http/request-context.js';
 
 // What a module's hooks receive and return (listed in account-hooks.ts). This file imports no
 // module, so every module can import it without importing the lists of hooks back.
@@ -7,12 +8,7 @@ import type { Prisma, User } from '../../generated/prisma/client.js';
 /** The database, or a transaction of it. */
 export type Db = Prisma.TransactionClient;
 
-/** Where a request comes from, as a session records it. */
-export interface Client {
-  userAgent: string | null;
-  /** The client's address, by the TRUST_PROXY rules (Express's req.ip). */
-  ip: string | null;
-}
+export type { Actor, Client } from '../../http/request-context.js';
 
 /** How a sign-in happened and from where. */
 export interface SignIn extends Client {
@@ -66,28 +62,23 @@ export interface KeyCaller {
  */
 export type BearerKeyCheck = (ctx: AppContext, key: string) => Promise<KeyCaller | null | undefined>;
 
-/** Who did something: a user, an API key, an admin (acting on someone else, or impersonating), or the app itself. */
-export interface Actor {
-  type: 'user' | 'apiKey' | 'admin' | 'system';
-  id: string | null;
-}
-
 /**
  * Something that happened to an account, an organization or a key, as an audit log records it.
  * `action` is one of the names the modules' manifests declare (`events`); `metadata` names
- * things (a method, a reason, a role), never a password, token, code or secret.
+ * things (a method, a reason, a role), never a password, token, code or secret. The actor and
+ * client default to the current request's (request-context.ts).
  */
 export interface AccountEvent {
   action: string;
   actor: Actor;
-  target?: { type: string; id: string } | null;
-  organizationId?: string | null;
-  client?: Client | null;
-  metadata?: Record<string, string | number | boolean | null>;
+  target: { type: string; id: string } | null;
+  organizationId: string | null;
+  client: Client | null;
+  metadata: Record<string, string | number | boolean | null>;
 }
 
 /** Records an event inside the transaction of the change it describes (the audit module's hook). */
-export type EventRecorder = (db: Db, event: AccountEvent, ctx: AppContext) => Promise<void>;
+export type EventRecorder = (db: Db, event: AccountEvent, ctx: Pick<AppContext, 'config'>) => Promise<void>;
 /** Refuses the user a session by throwing (a ban); run by every sign-in and every refresh. */
 export type SessionCheck = (db: Db, userId: string) => Promise<void>;
 

@@ -5,6 +5,7 @@ import { AppError } from '../../http/app-error.js';
 import { validate } from '../../http/validate.js';
 import { deleteAccount } from './account-deletion.js';
 import { exportAccount } from './account-export.js';
+import { recordEventAlone, userRef } from './events.js';
 import { currentAuth, requireAuth } from './guard.js';
 import { clearRefreshCookie } from './refresh-transport.js';
 
@@ -32,7 +33,10 @@ export function createAccountRoutes(ctx: AppContext): Router {
   });
 
   router.get('/api/auth/account/export', owner, async (_req, res) => {
-    const account = await exportAccount(ctx, currentAuth(res).user);
+    const { user } = currentAuth(res);
+    const account = await exportAccount(ctx, user);
+    // Nothing changes, so the event is recorded on its own, before the answer goes out.
+    await recordEventAlone(ctx, { action: 'account.exported', target: userRef(user.id) });
     res.attachment(`account-${new Date().toISOString().slice(0, 10)}.json`).json(account);
   });
 

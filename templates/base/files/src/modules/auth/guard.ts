@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { AppError, unauthenticated } from '../../http/app-error.js';
+import { setCaller } from '../../http/request-context.js';
 import { verifyAccessToken } from './access-tokens.js';
 import type { Impersonator, KeyCaller } from './account-events.js';
 import { bearerKeyChecks } from './account-hooks.js';
@@ -110,7 +111,11 @@ export function requireAuth(ctx: AppContext, options: GuardOptions = {}): Reques
   return async (req, res, next) => {
     const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
     if (!token) throw unauthenticated();
-    res.locals.auth = JWT.test(token) ? await sessionOf(token) : await keyOf(token);
+    const auth = JWT.test(token) ? await sessionOf(token) : await keyOf(token);
+    res.locals.auth = auth;
+    // Who the request's account events name as their actor (request-context.ts).
+    if (auth.via === 'apiKey') setCaller({ type: 'apiKey', id: auth.key.id });
+    else setCaller(auth.impersonatedBy ? { type: 'admin', id: auth.impersonatedBy.id } : { type: 'user', id: auth.user.id });
     next();
   };
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { User } from '../../generated/prisma/client.js';
 import { takeOverSteps } from './account-hooks.js';
+import { recordEvent, userRef } from './events.js';
 import { revokeAllTokens } from './revocation.js';
 
 /**
@@ -20,6 +21,8 @@ export async function proveMailbox(ctx: AppContext, user: User): Promise<User> {
     // (the Auth.js sessions of the account's linked Auth.js identities).
     await revokeAllTokens(tx, user);
     for (const step of takeOverSteps) await step(tx, user.id, ctx);
+    // The prover acts: whoever proved the mailbox takes the account over.
+    await recordEvent(ctx, tx, { action: 'account.taken_over', actor: userRef(user.id), target: userRef(user.id) });
     return tx.user.update({ where: { id: user.id }, data: { emailVerified: true, twoFactorEnabled: false } });
   });
 }

@@ -8,6 +8,7 @@ import { currentAuth, currentCaller, requireAuth, sessionRequired } from './guar
 import { listProviders } from './providers.js';
 import { toPublicUser } from './public-user.js';
 import { clearRefreshCookie, readRefreshCookie, sendLoginResult, wantsCookieTransport } from './refresh-transport.js';
+import { recordEvent, userRef } from './events.js';
 import { revokeAllTokens } from './revocation.js';
 import { admitSessionRefresh, countingRefusedRefreshes } from './refresh-budget.js';
 import { viewSessions } from './session-view.js';
@@ -54,13 +55,17 @@ export function createSessionRoutes(ctx: AppContext): Router {
 
   router.post('/api/auth/logout', auth, async (_req, res) => {
     const { sessionId, user } = currentAuth(res);
-    await endSession(ctx, user.id, sessionId);
+    await endSession(ctx, user.id, sessionId, 'auth.signed_out');
     clearRefreshCookie(res, ctx.config);
     res.status(204).end();
   });
 
   router.post('/api/auth/logout-all', ownerAuth, async (_req, res) => {
-    await revokeAllTokens(ctx.prisma, currentAuth(res).user);
+    const { user } = currentAuth(res);
+    await ctx.prisma.$transaction(async (tx) => {
+      await revokeAllTokens(tx, user);
+      await recordEvent(ctx, tx, { action: 'auth.signed_out', target: userRef(user.id), metadata: { everywhere: true } });
+    });
     clearRefreshCookie(res, ctx.config);
     res.status(204).end();
   });

@@ -3,16 +3,13 @@ import type { AppContext } from '../../context.js';
 import type { Session, User } from '../../generated/prisma/client.js';
 import { AppError, invalidToken } from '../../http/app-error.js';
 import { isMissingRecord } from '../../http/database-errors.js';
-import type { Client, Db, SignIn } from './account-events.js';
+import { clientOf } from '../../http/request-context.js';
+import type { Db, SignIn } from './account-events.js';
 import { logoutSteps, sessionChecks } from './account-hooks.js';
+import { recordEvent, userRef } from './events.js';
 import { hashToken, randomToken } from './one-time-tokens.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const USER_AGENT_MAX = 256;
-
-export function clientOf(req: Request): Client {
-  return { userAgent: req.get('user-agent')?.slice(0, USER_AGENT_MAX) || null, ip: req.ip ?? null };
-}
 
 /** The sign-in of `method` that `req` is completing. */
 export function signInFrom(req: Request, method: string): SignIn {
@@ -76,7 +73,7 @@ export async function startSession(ctx: AppContext, user: User, signIn: SignIn):
     // while the sign-in ran answers as after the ban, 403 ACCOUNT_BANNED.
     await checkSessionAllowed(tx, user.id);
     if (count !== 1) throw overtakenByRevocation(signIn);
-    return tx.session.create({
+    const created = await tx.session.create({
       data: {
         userId: user.id,
         method: signIn.method,
@@ -89,6 +86,14 @@ export async function startSession(ctx: AppContext, user: User, signIn: SignIn):
         refreshTokens: { create: refresh.row },
       },
     });
+    await recordEvent(ctx, tx, {
+      action: 'auth.signed_in',
+      actor: userRef(user.id),
+      target: userRef(user.id),
+      client: signIn,
+      metadata: { method: signIn.method, secondFactor: signIn.secondFactor ?? null, sessionId: created.id },
+    });
+    return created;
   });
   return { session, ...refresh.issued };
 }
@@ -114,7 +119,7 @@ export async function rotateRefreshToken(
   if (!record || record.expiresAt <= now || record.session.expiresAt <= now) throw refreshRefused();
   if (record.rotatedAt) {
     if (now.getTime() - record.rotatedAt.getTime() > ctx.config.REFRESH_REUSE_GRACE_SECONDS * 1000) {
-      await endSession(ctx, record.session.userId, record.sessionId);
+      await endSession(ctx, record.session.userId, record.sessionId, 'session.refresh_reuse_detected');
       ctx.logger.warn({ userId: record.session.userId, sessionId: record.sessionId }, 'a used refresh token came back: the session is ended');
     }
     throw refreshRefused();
@@ -147,20 +152,29 @@ export function liveSessions(ctx: AppContext, userId: string): Promise<Session[]
   return ctx.prisma.session.findMany({ where: { userId, expiresAt: { gt: new Date() } }, orderBy: { createdAt: 'desc' } });
 }
 
+/** The events ending a session records: a logout, an ending from the device list, a stolen token's reuse, the end of an impersonation. */
+export type SessionEnd = 'auth.signed_out' | 'session.ended' | 'session.refresh_reuse_detected' | 'admin.impersonation_stopped';
+
 /**
  * Ends one of the user's sessions: its refresh tokens go with it and its access tokens fail the
  * guard from the next request on. False when the user has no such session.
  */
-export async function endSession(ctx: AppContext, userId: string, sessionId: string): Promise<boolean> {
-  const { count } = await ctx.prisma.session.deleteMany({ where: { id: sessionId, userId } });
-  if (count !== 1) return false;
-  // Modules end what they started for the user's sign-ins elsewhere (an exchanged Auth.js session).
-  for (const step of logoutSteps) await step(ctx.prisma, userId);
-  return true;
+export function endSession(ctx: AppContext, userId: string, sessionId: string, event: SessionEnd = 'session.ended'): Promise<boolean> {
+  return ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.session.deleteMany({ where: { id: sessionId, userId } });
+    if (count !== 1) return false;
+    // Modules end what they started for the user's sign-ins elsewhere (an exchanged Auth.js session).
+    for (const step of logoutSteps) await step(tx, userId);
+    await recordEvent(ctx, tx, { action: event, target: userRef(userId), metadata: { sessionId } });
+    return true;
+  });
 }
 
 /** Ends every session of the user but `keep` (the one asking). */
 export async function endOtherSessions(ctx: AppContext, userId: string, keep: string): Promise<void> {
-  await ctx.prisma.session.deleteMany({ where: { userId, id: { not: keep } } });
-  for (const step of logoutSteps) await step(ctx.prisma, userId);
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.session.deleteMany({ where: { userId, id: { not: keep } } });
+    for (const step of logoutSteps) await step(tx, userId);
+    await recordEvent(ctx, tx, { action: 'session.ended', target: userRef(userId), metadata: { otherSessions: count } });
+  });
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { OrganizationApiKey, User } from '../../generated/prisma/client.js';
 import { AppError, forbidden } from '../../http/app-error.js';
 import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
+import { recordEvent } from '../auth/events.js';
 import type { Membership } from '../organizations/membership.js';
 import { lockOrganization } from '../organizations/organization-lock.js';
 import { toApiKeyView, type ApiKeyView } from './api-key-views.js';
@@ -34,7 +35,14 @@ export async function createOrganizationKey(
     await lockOrganization(ctx, tx, organizationId);
     const count = await tx.organizationApiKey.count({ where: { organizationId, ...live() } });
     if (count >= ctx.config.API_KEYS_MAX) return keyLimit(ctx.config.API_KEYS_MAX);
-    return tx.organizationApiKey.create({ data: { ...data, organizationId, role: input.role, createdById: maker.id }, include: withMaker });
+    const created = await tx.organizationApiKey.create({ data: { ...data, organizationId, role: input.role, createdById: maker.id }, include: withMaker });
+    await recordEvent(ctx, tx, {
+      action: 'api_key.created',
+      target: { type: 'apiKey', id: created.id },
+      organizationId,
+      metadata: { name: created.name, role: created.role, scopes: created.scopes },
+    });
+    return created;
   });
   if (created instanceof AppError) throw created;
   return { apiKey: organizationKeyView(created), key };
@@ -57,6 +65,9 @@ export async function listOrganizationKeys(
 
 /** Ends a key at once: the next request with it, on any instance, finds no key. */
 export async function deleteOrganizationKey(ctx: AppContext, membership: Membership, id: string): Promise<void> {
-  const { count } = await ctx.prisma.organizationApiKey.deleteMany({ where: { id, organizationId: membership.organizationId } });
-  if (count === 0) throw keyNotFound();
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.organizationApiKey.deleteMany({ where: { id, organizationId: membership.organizationId } });
+    if (count === 0) throw keyNotFound();
+    await recordEvent(ctx, tx, { action: 'api_key.deleted', target: { type: 'apiKey', id }, organizationId: membership.organizationId });
+  });
 }

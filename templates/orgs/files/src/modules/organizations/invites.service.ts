@@ -5,8 +5,10 @@ import { isUniqueViolation } from '../../http/database-errors.js';
 import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
 import { sendMail } from '../../mail/outgoing-mail.js';
 import { hashToken, randomToken } from '../auth/one-time-tokens.js';
+import { recordEvent, userRef } from '../auth/events.js';
 import { inviteMail } from './invite-mail.js';
 import type { Membership, MembershipWithOrganization } from './membership.js';
+import { inviteRef } from './organization-events.js';
 import type { InviteInput } from './organization.schemas.js';
 import {
   toInviteView,
@@ -95,13 +97,19 @@ async function saveInvite(ctx: AppContext, inviter: Membership, input: InviteInp
   const existing = await ctx.prisma.orgInvite.findUnique({ where: { organizationId_email: { organizationId, email: input.email } } });
   if (existing && isPending(existing) && !input.resend) throw alreadyInvited();
   if (existing && isPending(existing) && existing.role === 'admin' && inviter.role !== 'owner') throw onlyOwnersManageAdminInvites();
-  if (existing) {
-    const { count } = await ctx.prisma.orgInvite.updateMany({ where: { id: existing.id, updatedAt: existing.updatedAt }, data: fields });
-    if (count === 0) throw alreadyInvited();
-    return ctx.prisma.orgInvite.findUniqueOrThrow({ where: { id: existing.id }, include: withInviter });
-  }
   try {
-    return await ctx.prisma.orgInvite.create({ data: { organizationId, email: input.email, ...fields }, include: withInviter });
+    return await ctx.prisma.$transaction(async (tx) => {
+      let invite: InviteWithInviter;
+      if (existing) {
+        const { count } = await tx.orgInvite.updateMany({ where: { id: existing.id, updatedAt: existing.updatedAt }, data: fields });
+        if (count === 0) throw alreadyInvited();
+        invite = await tx.orgInvite.findUniqueOrThrow({ where: { id: existing.id }, include: withInviter });
+      } else {
+        invite = await tx.orgInvite.create({ data: { organizationId, email: input.email, ...fields }, include: withInviter });
+      }
+      await recordEvent(ctx, tx, { action: 'invite.created', target: inviteRef(invite.id), organizationId, metadata: { email: invite.email, role: invite.role, resend: input.resend } });
+      return invite;
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw alreadyInvited();
     throw error;
@@ -145,8 +153,11 @@ export async function revokeInvite(ctx: AppContext, membership: Membership, invi
   const invite = await ctx.prisma.orgInvite.findFirst({ where, select: { role: true } });
   if (!invite) throw notFound('Invite not found.');
   if (invite.role === 'admin' && membership.role !== 'owner') throw onlyOwnersManageAdminInvites();
-  const { count } = await ctx.prisma.orgInvite.updateMany({ where: { ...where, role: invite.role }, data: { revokedAt: new Date() } });
-  if (count === 0) throw notFound('Invite not found.');
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.orgInvite.updateMany({ where: { ...where, role: invite.role }, data: { revokedAt: new Date() } });
+    if (count === 0) throw notFound('Invite not found.');
+    await recordEvent(ctx, tx, { action: 'invite.revoked', target: inviteRef(inviteId), organizationId: membership.organizationId });
+  });
 }
 
 type InviteWithOrganization = OrgInvite & { organization: Organization; invitedBy: Pick<User, 'name'> | null };
@@ -238,6 +249,11 @@ function claimInvite(ctx: AppContext, invite: OrgInvite, user: User): Promise<Me
     if (count === 0) return undefined;
     const membership = { userId: user.id, organizationId: invite.organizationId };
     const existing = await tx.orgMember.findUnique({ where: { userId_organizationId: membership }, include: withUser });
-    return existing ?? tx.orgMember.create({ data: { ...membership, role: invite.role }, include: withUser });
+    const event = { actor: userRef(user.id), organizationId: invite.organizationId };
+    await recordEvent(ctx, tx, { ...event, action: 'invite.accepted', target: inviteRef(invite.id) });
+    if (existing) return existing;
+    const member = await tx.orgMember.create({ data: { ...membership, role: invite.role }, include: withUser });
+    await recordEvent(ctx, tx, { ...event, action: 'member.added', target: userRef(user.id), metadata: { memberId: member.id, role: member.role } });
+    return member;
   }, TRANSACTION_OPTIONS);
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { Prisma, type OrgMember, type User } from '../../generated/prisma/client.js';
 import { AppError, forbidden, notFound } from '../../http/app-error.js';
 import { toPage, type PageQuery } from '../../http/pagination.js';
+import { recordEvent, userRef } from '../auth/events.js';
 import type { Membership } from './membership.js';
 import { lockOrganization } from './organization-lock.js';
 import { toMemberView, withUser, type MemberView } from './organization-views.js';
@@ -76,6 +77,12 @@ export async function removeMember(ctx: AppContext, membership: Membership, memb
     if (!actor) return memberNotFound();
     if (!canRemoveMember(actor, current)) return cannotRemove();
     await tx.orgMember.delete({ where: { id: current.id } });
+    await recordEvent(ctx, tx, {
+      action: 'member.removed',
+      target: userRef(current.userId),
+      organizationId,
+      metadata: { memberId: current.id, role: current.role, left: current.id === membership.id },
+    });
     return undefined;
   });
 }
@@ -91,7 +98,9 @@ export async function changeMemberRole(ctx: AppContext, membership: Membership, 
     if (current.role === 'owner' && role !== 'owner' && (await ownerCount()) <= 1) return lastOwner();
     const actor = membership.id ? await tx.orgMember.findUnique({ where: { id: membership.id } }) : null;
     if (actor?.role !== 'owner') return forbidden('Only an owner can change roles.');
-    return tx.orgMember.update({ where: { id: current.id }, data: { role }, include: withUser });
+    const changed = await tx.orgMember.update({ where: { id: current.id }, data: { role }, include: withUser });
+    await recordEvent(ctx, tx, { action: 'member.role_changed', target: userRef(current.userId), organizationId, metadata: { memberId: current.id, from: current.role, to: role } });
+    return changed;
   });
   return toMemberView(member);
 }

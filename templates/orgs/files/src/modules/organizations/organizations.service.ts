@@ -3,10 +3,12 @@ import type { User } from '../../generated/prisma/client.js';
 import { AppError } from '../../http/app-error.js';
 import { isMissingRecord, isUniqueViolation } from '../../http/database-errors.js';
 import { afterCursor, toPage, type PageQuery } from '../../http/pagination.js';
+import { recordEvent } from '../auth/events.js';
 import type { Authentication } from '../auth/guard.js';
 import { actingUser, organizationNotFound, type Membership } from './membership.js';
 import type { CreateOrganizationInput, UpdateOrganizationInput } from './organization.schemas.js';
 import { toOrganizationView, type OrganizationView } from './organization-views.js';
+import { organizationRef } from './organization-events.js';
 import { isValidSlug, slugFromName } from './slug.js';
 
 const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'Another organization already uses this slug.');
@@ -34,13 +36,17 @@ export async function createOrganization(ctx: AppContext, user: User, input: Cre
     ]);
   }
   const organization = await writeOrganization(() =>
-    ctx.prisma.organization.create({
-      data: {
-        name: input.name,
-        slug,
-        description: input.description ?? null,
-        members: { create: { userId: user.id, role: 'owner' } },
-      },
+    ctx.prisma.$transaction(async (tx) => {
+      const created = await tx.organization.create({
+        data: {
+          name: input.name,
+          slug,
+          description: input.description ?? null,
+          members: { create: { userId: user.id, role: 'owner' } },
+        },
+      });
+      await recordEvent(ctx, tx, { action: 'organization.created', target: organizationRef(created.id), organizationId: created.id, metadata: { slug } });
+      return created;
     }),
   );
   return toOrganizationView(organization, 'owner');
@@ -72,9 +78,14 @@ export async function listOrganizations(
 
 export async function updateOrganization(ctx: AppContext, membership: Membership, input: UpdateOrganizationInput): Promise<OrganizationView> {
   const organization = await writeOrganization(() =>
-    ctx.prisma.organization.update({
-      where: { id: membership.organizationId },
-      data: { name: input.name, slug: input.slug, description: input.description },
+    ctx.prisma.$transaction(async (tx) => {
+      const updated = await tx.organization.update({
+        where: { id: membership.organizationId },
+        data: { name: input.name, slug: input.slug, description: input.description },
+      });
+      const changed = Object.keys(input).filter((field) => input[field as keyof UpdateOrganizationInput] !== undefined);
+      await recordEvent(ctx, tx, { action: 'organization.updated', target: organizationRef(updated.id), organizationId: updated.id, metadata: { changed: changed.join(' ') } });
+      return updated;
     }),
   );
   return toOrganizationView(organization, membership.role);
@@ -82,5 +93,11 @@ export async function updateOrganization(ctx: AppContext, membership: Membership
 
 /** Members and invites are deleted with it (foreign keys cascade). */
 export async function deleteOrganization(ctx: AppContext, membership: Membership): Promise<void> {
-  await writeOrganization(() => ctx.prisma.organization.delete({ where: { id: membership.organizationId } }));
+  const { organizationId } = membership;
+  await writeOrganization(() =>
+    ctx.prisma.$transaction(async (tx) => {
+      await tx.organization.delete({ where: { id: organizationId } });
+      await recordEvent(ctx, tx, { action: 'organization.deleted', target: organizationRef(organizationId), organizationId });
+    }),
+  );
 }

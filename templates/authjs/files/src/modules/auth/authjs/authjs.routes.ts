@@ -6,6 +6,7 @@ import { invalidToken } from '../../../http/app-error.js';
 import { allowFormBody } from '../../../http/json-body.js';
 import { serviceNotConfigured, signInWithService, type HostedProfile, type HostedService } from '../hosted/hosted-sign-in.js';
 import { displayNameOf, imageOf, plainEmail } from '../identities/profile-fields.js';
+import { recordingFailures } from '../failed-sign-ins.js';
 import { warnNotConfigured } from '../not-configured.js';
 import { sendLoginResult } from '../refresh-transport.js';
 import { signInFrom } from '../sessions.js';
@@ -96,11 +97,14 @@ export function createAuthjsRoutes(ctx: AppContext): Router {
   }
 
   router.post(`${AUTHJS_PATH}/exchange`, ctx.rateLimit('authjs-exchange'), async (req, res) => {
-    const session = await browserSession(ctx, req);
-    if (!session) throw invalidToken('No Auth.js session: sign in with Auth.js first.');
-    // Marked before any token is issued, so a logout right after it always finds the session.
-    await markExchanged(ctx, session);
-    sendLoginResult(req, res, ctx.config, await signInWithService(ctx, authjs, profileOf(session.user), signInFrom(req, authjs.id)));
+    const answer = await recordingFailures(ctx, authjs.id, async () => {
+      const session = await browserSession(ctx, req);
+      if (!session) throw invalidToken('No Auth.js session: sign in with Auth.js first.');
+      // Marked before any token is issued, so a logout right after it always finds the session.
+      await markExchanged(ctx, session);
+      return signInWithService(ctx, authjs, profileOf(session.user), signInFrom(req, authjs.id));
+    });
+    sendLoginResult(req, res, ctx.config, answer);
   });
 
   const options = authjsOptions(ctx, secret);

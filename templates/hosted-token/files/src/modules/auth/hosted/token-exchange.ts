@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Config } from '../../../config.js';
 import type { AppContext } from '../../../context.js';
 import { AppError, invalidToken } from '../../../http/app-error.js';
+import { recordingFailures } from '../failed-sign-ins.js';
 import { warnNotConfigured } from '../not-configured.js';
 import { sendLoginResult } from '../refresh-transport.js';
 import { signInFrom } from '../sessions.js';
@@ -58,10 +59,13 @@ export function createTokenExchangeRoutes<Settings>(ctx: AppContext, service: To
 
   router.post(`/api/auth/${service.id}/exchange`, ctx.rateLimit(`${service.id}-exchange`), async (req, res) => {
     if (settings === undefined) throw serviceNotConfigured(service, service.requiredEnv);
-    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    if (!token) throw invalidToken(`Send the ${service.name} token as Authorization: Bearer <token>.`);
-    const profile = await identifyOrFail(ctx, service, token, settings);
-    sendLoginResult(req, res, ctx.config, await signInWithService(ctx, service, profile, signInFrom(req, service.id)));
+    const answer = await recordingFailures(ctx, service.id, async () => {
+      const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+      if (!token) throw invalidToken(`Send the ${service.name} token as Authorization: Bearer <token>.`);
+      const profile = await identifyOrFail(ctx, service, token, settings);
+      return signInWithService(ctx, service, profile, signInFrom(req, service.id));
+    });
+    sendLoginResult(req, res, ctx.config, answer);
   });
 
   return router;

@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import type { AppContext } from '../../../context.js';
 import { notFound } from '../../../http/app-error.js';
 import { currentAuth, requireAuth } from '../guard.js';
+import { recordEvent, userRef } from '../events.js';
 import { removeSignInMethod } from '../sign-in-methods.js';
 import { toIdentityView } from './identity-store.js';
 
@@ -21,8 +22,10 @@ export function createIdentityRoutes(ctx: AppContext): Router {
     const userId = currentAuth(res).user.id;
     const id = String(req.params.id);
     await removeSignInMethod(ctx, userId, async (db) => {
-      const { count } = await db.account.deleteMany({ where: { id, userId } });
-      if (count === 0) throw notFound('Identity not found.');
+      const identity = await db.account.findFirst({ where: { id, userId }, select: { provider: true } });
+      if (!identity) throw notFound('Identity not found.');
+      await db.account.delete({ where: { id } });
+      await recordEvent(ctx, db, { action: 'identity.unlinked', target: userRef(userId), metadata: { provider: identity.provider, identityId: id } });
     });
     res.status(204).end();
   });

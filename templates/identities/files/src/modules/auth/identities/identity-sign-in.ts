@@ -2,6 +2,7 @@ import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
 import { cleanDisplayName } from '../../../http/display-name.js';
+import { recordEvent, userRef } from '../events.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import type { ProviderProfile } from './provider-profile.js';
 
@@ -28,6 +29,14 @@ async function findIdentityOwner(ctx: AppContext, profile: ProviderProfile): Pro
   return account?.user;
 }
 
+/** Links the identity to the user, and records it, in one transaction. */
+async function attachIdentity(ctx: AppContext, profile: ProviderProfile, user: User): Promise<void> {
+  await ctx.prisma.$transaction(async (tx) => {
+    const account = await tx.account.create({ data: { ...identityData(profile), userId: user.id } });
+    await recordEvent(ctx, tx, { action: 'identity.linked', actor: userRef(user.id), target: userRef(user.id), metadata: { provider: profile.provider, identityId: account.id } });
+  });
+}
+
 async function retryOnRace<T>(attempt: () => Promise<T | undefined>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
@@ -52,22 +61,27 @@ export function signInWithIdentity(ctx: AppContext, profile: ProviderProfile): P
   return retryOnRace<IdentityResult>(async () => {
     const known = await findIdentityOwner(ctx, profile);
     if (known) return { user: known };
-    if (!profile.email) return { refused: 'email_required' };
-    const owner = await ctx.prisma.user.findUnique({ where: { email: profile.email } });
+    const { email } = profile;
+    if (!email) return { refused: 'email_required' };
+    const owner = await ctx.prisma.user.findUnique({ where: { email } });
     if (owner) {
       if (!profile.emailVerified) return { refused: 'account_exists' };
       const user = await proveMailbox(ctx, owner);
-      await ctx.prisma.account.create({ data: { ...identityData(profile), userId: user.id } });
+      await attachIdentity(ctx, profile, user);
       return { user };
     }
-    const user = await ctx.prisma.user.create({
-      data: {
-        email: profile.email,
-        emailVerified: profile.emailVerified,
-        name: cleanDisplayName(profile.name),
-        image: profile.image,
-        accounts: { create: identityData(profile) },
-      },
+    const user = await ctx.prisma.$transaction(async (tx) => {
+      const created = await tx.user.create({
+        data: {
+          email,
+          emailVerified: profile.emailVerified,
+          name: cleanDisplayName(profile.name),
+          image: profile.image,
+          accounts: { create: identityData(profile) },
+        },
+      });
+      await recordEvent(ctx, tx, { action: 'auth.registered', actor: userRef(created.id), target: userRef(created.id), metadata: { method: profile.provider } });
+      return created;
     });
     return { user };
   });
@@ -78,7 +92,7 @@ export function linkIdentity(ctx: AppContext, profile: ProviderProfile, user: Us
   return retryOnRace<IdentityResult>(async () => {
     const known = await findIdentityOwner(ctx, profile);
     if (known) return known.id === user.id ? { user } : { refused: 'identity_in_use' };
-    await ctx.prisma.account.create({ data: { ...identityData(profile), userId: user.id } });
+    await attachIdentity(ctx, profile, user);
     return { user };
   });
 }

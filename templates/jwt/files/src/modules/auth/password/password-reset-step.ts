@@ -1,18 +1,21 @@
 import type { AppContext } from '../../../context.js';
 import type { User } from '../../../generated/prisma/client.js';
 import type { DeferredStep } from '../account-events.js';
+import { recordEvent, userRef } from '../events.js';
 import { revokeAllTokens } from '../revocation.js';
 
 export const PASSWORD_RESET_STEP = 'password_reset';
 
 /**
- * Stores a new password hash and revokes every earlier token and one-time link of the user;
- * returns the user as the revocation left it.
+ * Stores a new password hash, revokes every earlier token and one-time link of the user, and
+ * records the change or the reset; returns the user as the revocation left it.
  */
-export function setPasswordHash(ctx: AppContext, user: User, passwordHash: string): Promise<User> {
+export function setPasswordHash(ctx: AppContext, user: User, passwordHash: string, event: 'password.changed' | 'password.reset'): Promise<User> {
   return ctx.prisma.$transaction(async (tx) => {
     await tx.passwordCredential.upsert({ where: { userId: user.id }, create: { userId: user.id, passwordHash }, update: { passwordHash } });
-    return revokeAllTokens(tx, user);
+    const revoked = await revokeAllTokens(tx, user);
+    await recordEvent(ctx, tx, { action: event, actor: userRef(user.id), target: userRef(user.id) });
+    return revoked;
   });
 }
 
@@ -22,5 +25,5 @@ export function setPasswordHash(ctx: AppContext, user: User, passwordHash: strin
  */
 export const passwordResetStep: DeferredStep = {
   kind: PASSWORD_RESET_STEP,
-  run: (ctx, user, passwordHash) => setPasswordHash(ctx, user, passwordHash),
+  run: (ctx, user, passwordHash) => setPasswordHash(ctx, user, passwordHash, 'password.reset'),
 };

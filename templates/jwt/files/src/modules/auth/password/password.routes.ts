@@ -3,6 +3,7 @@ import { ConfigError } from '../../../config.js';
 import type { AppContext } from '../../../context.js';
 import { afterResponse } from '../../../http/after-response.js';
 import { validate } from '../../../http/validate.js';
+import { recordingFailures } from '../failed-sign-ins.js';
 import { currentAuth, requireAuth } from '../guard.js';
 import { toPublicUser } from '../public-user.js';
 import { sendLoginResult } from '../refresh-transport.js';
@@ -32,7 +33,8 @@ export function createPasswordRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/login', ctx.rateLimit('login'), async (req, res) => {
-    sendLoginResult(req, res, ctx.config, await passwords.login(ctx, validate(loginBody, req.body), signInFrom(req, 'password')));
+    const body = validate(loginBody, req.body);
+    sendLoginResult(req, res, ctx.config, await recordingFailures(ctx, 'password', () => passwords.login(ctx, body, signInFrom(req, 'password'))));
   });
 
   router.post('/api/auth/password/change', ctx.rateLimit('password-change'), ownerAuth, async (req, res) => {
@@ -48,7 +50,8 @@ export function createPasswordRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/password/reset', ctx.rateLimit('password-reset'), async (req, res) => {
-    sendLoginResult(req, res, ctx.config, await passwords.resetPassword(ctx, validate(resetPasswordBody, req.body), signInFrom(req, 'password')));
+    const body = validate(resetPasswordBody, req.body);
+    sendLoginResult(req, res, ctx.config, await recordingFailures(ctx, 'password_reset', () => passwords.resetPassword(ctx, body, signInFrom(req, 'password'))));
   });
 
   router.post('/api/auth/email/verify/send', ctx.rateLimit('email-verify-send'), auth, async (_req, res) => {

@@ -5,6 +5,8 @@ import { isUniqueViolation } from '../../../http/database-errors.js';
 import { sendMail, sendMailShortly } from '../../../mail/outgoing-mail.js';
 import type { SignIn } from '../account-events.js';
 import { completeLogin, issueTokenResponse, type LoginResult, type TokenResponse } from '../complete-login.js';
+import { recordEvent, userRef } from '../events.js';
+import { forAccount } from '../failed-sign-ins.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './password-hasher.js';
@@ -29,8 +31,12 @@ export async function register(
   const passwordHash = await hashPassword(input.password, ctx.config.BCRYPT_COST);
   let user: User;
   try {
-    user = await ctx.prisma.user.create({
-      data: { email: input.email, name: input.name ?? null, passwordCredential: { create: { passwordHash } } },
+    user = await ctx.prisma.$transaction(async (tx) => {
+      const created = await tx.user.create({
+        data: { email: input.email, name: input.name ?? null, passwordCredential: { create: { passwordHash } } },
+      });
+      await recordEvent(ctx, tx, { action: 'auth.registered', actor: userRef(created.id), target: userRef(created.id), metadata: { method: 'password' } });
+      return created;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError(409, 'EMAIL_TAKEN', 'An account with this email already exists.');
@@ -45,8 +51,11 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   const valid = user?.passwordCredential
     ? await verifyPassword(input.password, user.passwordCredential.passwordHash)
     : await verifyAgainstDummy(input.password, ctx.config.BCRYPT_COST);
-  if (!user || !valid) throw invalidCredentials();
-  return completeLogin(ctx, user, signIn);
+  if (!user) throw invalidCredentials();
+  return forAccount(user.id, async () => {
+    if (!valid) throw invalidCredentials();
+    return completeLogin(ctx, user, signIn);
+  });
 }
 
 /**
@@ -65,7 +74,8 @@ export async function changePassword(
     : await verifyAgainstDummy(input.currentPassword, ctx.config.BCRYPT_COST);
   if (!valid) throw invalidCredentials();
   // The new session starts from the user as the change left it (it raised the security version).
-  return issueTokenResponse(ctx, await setPasswordHash(ctx, user, await hashPassword(input.newPassword, ctx.config.BCRYPT_COST)), signIn);
+  const newHash = await hashPassword(input.newPassword, ctx.config.BCRYPT_COST);
+  return issueTokenResponse(ctx, await setPasswordHash(ctx, user, newHash, 'password.changed'), signIn);
 }
 
 /**
@@ -115,5 +125,9 @@ export async function sendEmailVerification(ctx: AppContext, user: User): Promis
 export async function verifyEmail(ctx: AppContext, user: User, token: string): Promise<User> {
   const record = await consumeOneTimeToken(ctx, VERIFY_PURPOSE, token, { userId: user.id });
   if (!record) throw invalidToken('The verification link is invalid, expired, already used or not for this account.');
-  return ctx.prisma.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+  return ctx.prisma.$transaction(async (tx) => {
+    const verified = await tx.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+    await recordEvent(ctx, tx, { action: 'email.verified', target: userRef(user.id) });
+    return verified;
+  });
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context.js';
 import { afterResponse } from '../../../http/after-response.js';
 import { methodNotAllowed } from '../../../http/app-error.js';
 import { validate } from '../../../http/validate.js';
+import { recordingFailures } from '../failed-sign-ins.js';
 import { sendLoginResult } from '../refresh-transport.js';
 import { signInFrom } from '../sessions.js';
 import { sendMagicLinkBody, verifyMagicLinkBody } from './magic-link.schemas.js';
@@ -21,7 +22,7 @@ export function createMagicLinkRoutes(ctx: AppContext): Router {
 
   router.post('/api/auth/magic-link/verify', ctx.rateLimit('magic-link-verify'), async (req, res) => {
     const { token } = validate(verifyMagicLinkBody, req.body);
-    sendLoginResult(req, res, ctx.config, await verifyMagicLink(ctx, token, signInFrom(req, 'magic_link')));
+    sendLoginResult(req, res, ctx.config, await recordingFailures(ctx, 'magic_link', () => verifyMagicLink(ctx, token, signInFrom(req, 'magic_link'))));
   });
 
   // Mail scanners and link previews fetch links without anyone clicking: a GET must not use the

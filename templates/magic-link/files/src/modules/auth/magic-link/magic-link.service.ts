@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../../http/database-errors.js';
 import { sendMailShortly } from '../../../mail/outgoing-mail.js';
 import type { SignIn } from '../account-events.js';
 import { completeLogin, type LoginResult } from '../complete-login.js';
+import { recordEvent, userRef } from '../events.js';
 import { proveMailbox } from '../mailbox-proof.js';
 import { consumeOneTimeToken, createOneTimeToken } from '../one-time-tokens.js';
 
@@ -41,7 +42,11 @@ async function userForLink(ctx: AppContext, email: string, existing: User | null
   if (existing) return proveMailbox(ctx, existing);
   if (!ctx.config.MAGIC_LINK_SIGNUP) return undefined;
   try {
-    return await ctx.prisma.user.create({ data: { email, emailVerified: true } });
+    return await ctx.prisma.$transaction(async (tx) => {
+      const created = await tx.user.create({ data: { email, emailVerified: true } });
+      await recordEvent(ctx, tx, { action: 'auth.registered', actor: userRef(created.id), target: userRef(created.id), metadata: { method: 'magic_link' } });
+      return created;
+    });
   } catch (error) {
     // Two first links of the same address, opened at the same moment: the other one created it.
     if (!isUniqueViolation(error)) throw error;

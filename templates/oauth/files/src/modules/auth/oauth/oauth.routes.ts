@@ -6,6 +6,7 @@ import { AppError, invalidToken } from '../../../http/app-error.js';
 import { allowFormBody, BODY_LIMIT } from '../../../http/json-body.js';
 import { validate } from '../../../http/validate.js';
 import { completeLogin } from '../complete-login.js';
+import { recordingFailures } from '../failed-sign-ins.js';
 import { sendLoginResult } from '../refresh-transport.js';
 import { signInFrom } from '../sessions.js';
 import { currentAuth, requireAuth } from '../guard.js';
@@ -153,12 +154,15 @@ export function createOAuthRoutes(ctx: AppContext): Router {
     const body = validate(exchangeBody, req.body);
     const cookie = readOAuthCookie(req, ctx.config, EXCHANGE_COOKIE);
     if (cookie) clearOAuthCookie(res, ctx.config, EXCHANGE_COOKIE);
-    const binding = await exchangeBinding(body.codeVerifier, cookie);
-    const redeemed = binding ? await redeemExchangeCode(ctx, body.code, binding) : undefined;
-    let user = redeemed?.user ?? null;
-    if (user && redeemed?.pendingLink) user = await attachPendingLink(ctx, user, redeemed.pendingLink);
-    if (!user || !redeemed) throw invalidToken('The sign-in code is invalid, expired, already used or not for this browser.');
-    sendLoginResult(req, res, ctx.config, await completeLogin(ctx, user, signInFrom(req, redeemed.provider)));
+    const answer = await recordingFailures(ctx, 'oauth', async () => {
+      const binding = await exchangeBinding(body.codeVerifier, cookie);
+      const redeemed = binding ? await redeemExchangeCode(ctx, body.code, binding) : undefined;
+      let user = redeemed?.user ?? null;
+      if (user && redeemed?.pendingLink) user = await attachPendingLink(ctx, user, redeemed.pendingLink);
+      if (!user || !redeemed) throw invalidToken('The sign-in code is invalid, expired, already used or not for this browser.');
+      return completeLogin(ctx, user, signInFrom(req, redeemed.provider));
+    });
+    sendLoginResult(req, res, ctx.config, answer);
   });
 
   return router;

@@ -9,6 +9,7 @@ import type { AppContext } from '../../../context.js';
 import type { Passkey, User } from '../../../generated/prisma/client.js';
 import { AppError, invalidToken, notFound } from '../../../http/app-error.js';
 import { isUniqueViolation } from '../../../http/database-errors.js';
+import { recordEvent, userRef } from '../events.js';
 import { removeSignInMethod } from '../sign-in-methods.js';
 import { claimChallenge, issueChallenge, CHALLENGE_TTL_MS } from './passkey-challenges.js';
 import type { RelyingParty } from './relying-party.js';
@@ -105,17 +106,21 @@ export async function register(
   if (!verification?.verified) throw new AppError(400, 'VALIDATION_ERROR', 'The passkey could not be verified.');
   const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo;
   try {
-    const passkey = await ctx.prisma.passkey.create({
-      data: {
-        userId: user.id,
-        credentialId: credential.id,
-        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
-        counter: BigInt(credential.counter),
-        transports: (response.response.transports ?? []).join(','),
-        deviceType: credentialDeviceType,
-        backedUp: credentialBackedUp,
-        name: name ?? `Passkey added ${new Date().toISOString().slice(0, 10)}`,
-      },
+    const passkey = await ctx.prisma.$transaction(async (tx) => {
+      const added = await tx.passkey.create({
+        data: {
+          userId: user.id,
+          credentialId: credential.id,
+          publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+          counter: BigInt(credential.counter),
+          transports: (response.response.transports ?? []).join(','),
+          deviceType: credentialDeviceType,
+          backedUp: credentialBackedUp,
+          name: name ?? `Passkey added ${new Date().toISOString().slice(0, 10)}`,
+        },
+      });
+      await recordEvent(ctx, tx, { action: 'passkey.added', target: userRef(user.id), metadata: { passkeyId: added.id, name: added.name } });
+      return added;
     });
     return toPasskeyView(passkey);
   } catch (error) {
@@ -222,5 +227,6 @@ export async function remove(ctx: AppContext, userId: string, id: string): Promi
   await removeSignInMethod(ctx, userId, async (db) => {
     const { count } = await db.passkey.deleteMany({ where: { id, userId } });
     if (count === 0) throw notFound('Passkey not found.');
+    await recordEvent(ctx, db, { action: 'passkey.removed', target: userRef(userId), metadata: { passkeyId: id } });
   });
 }

@@ -3,8 +3,9 @@ import type { AppContext } from '../../../context.js';
 import { forbidden, invalidToken } from '../../../http/app-error.js';
 import { validate } from '../../../http/validate.js';
 import { finishLogin } from '../complete-login.js';
+import { forAccount, recordingFailures } from '../failed-sign-ins.js';
 import { sendLoginResult } from '../refresh-transport.js';
-import { clientOf } from '../sessions.js';
+import { clientOf } from '../../../http/request-context.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from '../two-factor/mfa-challenges.js';
 import { claimChallenge } from './passkey-challenges.js';
 import { secondFactorBody, secondFactorOptionsBody } from './passkey.schemas.js';
@@ -32,23 +33,23 @@ export function createPasskeySecondFactorRoutes(ctx: AppContext, rp: RelyingPart
 
   router.post('/api/auth/2fa/passkey/verify', ctx.rateLimit('2fa-passkey-verify'), async (req, res) => {
     const { mfaToken, response } = validate(secondFactorBody, req.body);
-    const challenge = await claimAttempt(ctx, mfaToken);
-    if (!challenge) throw expiredMfaToken();
-    const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId } });
-    if (!user?.twoFactorEnabled) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
-    const expectedChallenge = await claimChallenge(ctx, response.response.clientDataJSON, 'second-factor', user.id);
-    if (!expectedChallenge) throw invalidCredentials();
-    // Only the user's own passkeys count: another account's credential is no second factor here.
-    const passkey = await ctx.prisma.passkey.findFirst({ where: { credentialId: response.id, userId: user.id } });
-    if (!passkey) throw invalidCredentials();
-    await acceptAssertion(ctx, rp, passkey, response, expectedChallenge);
-    if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-    sendLoginResult(
-      req,
-      res,
-      ctx.config,
-      await finishLogin(ctx, user, { ...clientOf(req), method: challenge.method, secondFactor: 'passkey' }, pendingStepOf(challenge)),
-    );
+    const answer = await recordingFailures(ctx, 'second_factor', async () => {
+      const challenge = await claimAttempt(ctx, mfaToken);
+      if (!challenge) throw expiredMfaToken();
+      return forAccount(challenge.userId, async () => {
+        const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId } });
+        if (!user?.twoFactorEnabled) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
+        const expectedChallenge = await claimChallenge(ctx, response.response.clientDataJSON, 'second-factor', user.id);
+        if (!expectedChallenge) throw invalidCredentials();
+        // Only the user's own passkeys count: another account's credential is no second factor here.
+        const passkey = await ctx.prisma.passkey.findFirst({ where: { credentialId: response.id, userId: user.id } });
+        if (!passkey) throw invalidCredentials();
+        await acceptAssertion(ctx, rp, passkey, response, expectedChallenge);
+        if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
+        return finishLogin(ctx, user, { ...clientOf(req), method: challenge.method, secondFactor: 'passkey' }, pendingStepOf(challenge));
+      });
+    });
+    sendLoginResult(req, res, ctx.config, answer);
   });
 
   return router;

@@ -1,5 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { AppContext } from '../../../context.js';
+import type { Db } from '../account-events.js';
 
 const COUNT = 10;
 /** No 0/o, 1/l/i: easy to read back from paper. */
@@ -23,13 +24,14 @@ function newCode(): string {
   ).join('-');
 }
 
-/** Replaces the user's recovery codes with ten new ones and returns them; only hashes are stored. */
-export async function replaceRecoveryCodes(ctx: AppContext, userId: string): Promise<string[]> {
+/**
+ * Replaces the user's recovery codes with ten new ones and returns them; only hashes are stored.
+ * Run it in the transaction of the change it belongs to (turning two-factor on, new codes).
+ */
+export async function replaceRecoveryCodes(db: Db, userId: string): Promise<string[]> {
   const codes = Array.from({ length: COUNT }, newCode);
-  await ctx.prisma.$transaction([
-    ctx.prisma.recoveryCode.deleteMany({ where: { userId } }),
-    ctx.prisma.recoveryCode.createMany({ data: codes.map((code) => ({ userId, codeHash: hashCode(code) })) }),
-  ]);
+  await db.recoveryCode.deleteMany({ where: { userId } });
+  await db.recoveryCode.createMany({ data: codes.map((code) => ({ userId, codeHash: hashCode(code) })) });
   return codes;
 }
 

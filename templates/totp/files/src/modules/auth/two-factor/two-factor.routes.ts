@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import type { AppContext } from '../../../context.js';
 import { validate } from '../../../http/validate.js';
+import { recordingFailures } from '../failed-sign-ins.js';
 import { currentAuth, requireAuth } from '../guard.js';
 import { sendLoginResult } from '../refresh-transport.js';
-import { clientOf } from '../sessions.js';
+import { clientOf } from '../../../http/request-context.js';
 import { codeBody, disableBody, verifyBody } from './two-factor.schemas.js';
 import * as twoFactor from './two-factor.service.js';
 
@@ -26,7 +27,8 @@ export function createTwoFactorRoutes(ctx: AppContext): Router {
   });
 
   router.post('/api/auth/2fa/verify', ctx.rateLimit('2fa-verify'), async (req, res) => {
-    sendLoginResult(req, res, ctx.config, await twoFactor.verify(ctx, validate(verifyBody, req.body), clientOf(req)));
+    const body = validate(verifyBody, req.body);
+    sendLoginResult(req, res, ctx.config, await recordingFailures(ctx, 'second_factor', () => twoFactor.verify(ctx, body, clientOf(req))));
   });
 
   router.post('/api/auth/2fa/disable', ctx.rateLimit('2fa-disable'), recentAuth, async (req, res) => {

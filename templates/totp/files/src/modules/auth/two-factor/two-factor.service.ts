@@ -4,6 +4,8 @@ import { AppError, forbidden, invalidToken } from '../../../http/app-error.js';
 import type { Client } from '../account-events.js';
 import { finishLogin, type TokenResponse } from '../complete-login.js';
 import { toPublicUser, type PublicUser } from '../public-user.js';
+import { recordEvent, userRef } from '../events.js';
+import { forAccount } from '../failed-sign-ins.js';
 import { revokeAllTokens } from '../revocation.js';
 import { assertNotLocked, countingWrongCodes } from './code-lock.js';
 import { challengeOwner, claimAttempt, finishChallenge, pendingStepOf } from './mfa-challenges.js';
@@ -76,11 +78,13 @@ export async function enable(ctx: AppContext, user: User, code: string): Promise
   const record = await ctx.prisma.twoFactorSecret.findUnique({ where: { userId: user.id } });
   if (!record) throw forbidden('Call POST /api/auth/2fa/setup first.');
   await acceptTotpCode(ctx, record, code);
-  await ctx.prisma.$transaction([
-    ctx.prisma.twoFactorSecret.update({ where: { userId: user.id }, data: { enabledAt: new Date() } }),
-    ctx.prisma.user.update({ where: { id: user.id }, data: { twoFactorEnabled: true } }),
-  ]);
-  return { recoveryCodes: await replaceRecoveryCodes(ctx, user.id) };
+  const recoveryCodes = await ctx.prisma.$transaction(async (tx) => {
+    await tx.twoFactorSecret.update({ where: { userId: user.id }, data: { enabledAt: new Date() } });
+    await tx.user.update({ where: { id: user.id }, data: { twoFactorEnabled: true } });
+    await recordEvent(ctx, tx, { action: 'two_factor.enabled', target: userRef(user.id) });
+    return replaceRecoveryCodes(tx, user.id);
+  });
+  return { recoveryCodes };
 }
 
 const expiredChallenge = () => invalidToken('The mfaToken is invalid, expired, already used or out of attempts. Sign in again.');
@@ -94,16 +98,18 @@ const expiredChallenge = () => invalidToken('The mfaToken is invalid, expired, a
 export async function verify(ctx: AppContext, input: SecondFactor & { mfaToken: string }, client: Client): Promise<TokenResponse> {
   const ownerId = await challengeOwner(ctx, input.mfaToken);
   if (!ownerId) throw expiredChallenge();
-  await assertNotLocked(ctx, ownerId);
-  const challenge = await claimAttempt(ctx, input.mfaToken);
-  if (!challenge) throw expiredChallenge();
-  const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId }, include: { twoFactorSecret: true } });
-  if (!user?.twoFactorEnabled || !user.twoFactorSecret?.enabledAt) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
-  const secret = user.twoFactorSecret;
-  await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
-  if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
-  const secondFactor = input.recoveryCode === undefined ? 'totp' : 'recovery_code';
-  return finishLogin(ctx, user, { ...client, method: challenge.method, secondFactor }, pendingStepOf(challenge));
+  return forAccount(ownerId, async () => {
+    await assertNotLocked(ctx, ownerId);
+    const challenge = await claimAttempt(ctx, input.mfaToken);
+    if (!challenge) throw expiredChallenge();
+    const user = await ctx.prisma.user.findUnique({ where: { id: challenge.userId }, include: { twoFactorSecret: true } });
+    if (!user?.twoFactorEnabled || !user.twoFactorSecret?.enabledAt) throw invalidToken('Two-factor authentication is no longer on. Sign in again.');
+    const secret = user.twoFactorSecret;
+    await countingWrongCodes(ctx, user, () => acceptSecondFactor(ctx, secret, input));
+    if (!(await finishChallenge(ctx, challenge))) throw invalidToken('The mfaToken was already used. Sign in again.');
+    const secondFactor = input.recoveryCode === undefined ? 'totp' : 'recovery_code';
+    return finishLogin(ctx, user, { ...client, method: challenge.method, secondFactor }, pendingStepOf(challenge));
+  });
 }
 
 /**
@@ -118,6 +124,7 @@ export async function disable(ctx: AppContext, user: User, factor: SecondFactor)
   const updated = await ctx.prisma.$transaction(async (tx) => {
     await removeTwoFactor(tx, user.id);
     await revokeAllTokens(tx, user);
+    await recordEvent(ctx, tx, { action: 'two_factor.disabled', target: userRef(user.id) });
     return tx.user.update({ where: { id: user.id }, data: { twoFactorEnabled: false } });
   });
   return { user: toPublicUser(updated) };
@@ -128,5 +135,9 @@ export async function regenerateRecoveryCodes(ctx: AppContext, user: User, code:
   const secret = await enabledSecret(ctx, user);
   await assertNotLocked(ctx, user.id);
   await countingWrongCodes(ctx, user, () => acceptTotpCode(ctx, secret, code));
-  return { recoveryCodes: await replaceRecoveryCodes(ctx, user.id) };
+  const recoveryCodes = await ctx.prisma.$transaction(async (tx) => {
+    await recordEvent(ctx, tx, { action: 'two_factor.recovery_codes_created', target: userRef(user.id) });
+    return replaceRecoveryCodes(tx, user.id);
+  });
+  return { recoveryCodes };
 }
