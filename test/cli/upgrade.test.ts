@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { generateProject } from '../../src/core/generate-project.js';
 import { createRegistry, loadReleaseModules } from '../../src/core/registry.js';
 import { releaseProfile } from '../../src/core/release-profile.js';
 import { writeTree } from '../../src/core/write-tree.js';
-import { runCli } from '../helpers/run-cli.js';
+import { BIN, runCli } from '../helpers/run-cli.js';
 import { treeHash } from '../helpers/tree-hash.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'gatekit-cli-upgrade-'));
@@ -130,6 +130,27 @@ describe('upgrade', () => {
     delete after['gatekit.json'];
     delete before['gatekit.json'];
     expect(after).toEqual(before);
+  });
+
+  it('reads only regular files inside the app: a link out of it and a FIFO are refused, exit 2, nothing written, no hang', () => {
+    const upgradeIn = (dir: string) =>
+      spawnSync(process.execPath, [BIN, 'upgrade', '--cwd', dir, '--force'], { env: { ...process.env, CI: 'true' }, input: '', encoding: 'utf8', timeout: 30_000 });
+    const linked = app40('link-out');
+    rmSync(path.join(linked, 'src/app.ts'));
+    symlinkSync('/dev/zero', path.join(linked, 'src/app.ts'));
+    const fifo = app40('fifo');
+    rmSync(path.join(fifo, 'src/config.ts'));
+    execFileSync('mkfifo', [path.join(fifo, 'src/config.ts')]);
+    for (const [dir, reason] of [
+      [linked, /src\/app\.ts is a symbolic link to \/dev\/zero, which is outside .*create-gatekit upgrade never writes through a link/],
+      [fifo, /src\/config\.ts is a FIFO \(named pipe\), not a regular file/],
+    ] as const) {
+      const result = upgradeIn(dir);
+      expect([result.status, result.signal], result.stderr).toEqual([2, null]);
+      expect(result.stderr).toMatch(reason);
+      expect(result.stderr).toContain('Nothing was written.');
+      expect(readFileSync(path.join(dir, 'gatekit.json'), 'utf8')).toContain('"version": "3.7.0"');
+    }
   });
 
   it('add refuses an app of release 4.0 and says to run upgrade first', () => {
