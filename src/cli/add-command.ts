@@ -2,7 +2,7 @@ import path from 'node:path';
 import { readAppMetadata } from '../core/app-metadata.js';
 import { applyChanges } from '../core/apply-changes.js';
 import { CancelledError, InterruptedError, StepError, UsageError } from '../core/errors.js';
-import { addableModules, planAdd, type AddPlan, type ChangeKind } from '../core/plan-add.js';
+import { addableModules, planAdd, writesOf, type AddPlan, type ChangeKind, type FileChange } from '../core/plan-add.js';
 import { nextCommands, stepList, type NextSteps } from '../core/next-steps.js';
 import { moduleSummary, type ModuleRegistry } from '../core/registry.js';
 import { installAndMigrate } from './project-steps.js';
@@ -21,8 +21,37 @@ const HEADINGS: Record<ChangeKind, string> = {
   added: 'Added',
   rewritten: 'Rewritten (unchanged since generated)',
   merged: 'Merged with your edits',
+  removed: 'Removed (no longer generated, unchanged since)',
   conflict: 'Conflicting with your edits (your file is untouched)',
 };
+
+/** Every file by what happens to it, under one heading per kind of change. */
+export function changeLines(changes: FileChange[]): string[] {
+  const lines: string[] = [];
+  for (const kind of Object.keys(HEADINGS) as ChangeKind[]) {
+    const ofKind = changes.filter((change) => change.kind === kind);
+    if (ofKind.length === 0) continue;
+    lines.push(`${HEADINGS[kind]}:`);
+    for (const change of ofKind) lines.push(`  ${change.file}${change.proposalFile ? ` -> ${change.proposalFile}` : ''}`);
+  }
+  return lines;
+}
+
+/** What to do about each conflict, after the list of files. */
+export function actionLines(changes: FileChange[]): string[] {
+  const conflicts = changes.filter((change) => change.kind === 'conflict');
+  if (conflicts.length === 0) return [];
+  return [`Action needed (${conflicts.length}):`, ...conflicts.map((change) => `  ${change.file}: ${change.action}`)];
+}
+
+/** Each file of the JSON summaries: its path, the change, and for a conflict the proposal and what to do. */
+export function changeSummary(changes: FileChange[]) {
+  return changes.map((change) => ({
+    path: change.file,
+    change: change.kind,
+    ...(change.kind === 'conflict' ? { ...(change.proposalFile ? { proposal: change.proposalFile } : {}), action: change.action } : {}),
+  }));
+}
 
 /** The plan as lines a person reads: every file by what happens to it, and what to do about conflicts. */
 export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
@@ -30,19 +59,10 @@ export function describePlan(plan: AddPlan, dryRun: boolean): string[] {
   const required = plan.added.filter((module) => !plan.requested.includes(module.manifest.id)).map((module) => module.manifest.id);
   const lines = [`${dryRun ? 'Dry run: would add' : 'Adding'} ${asked.join(', ')}${required.length > 0 ? ` (with ${required.join(', ')}, which ${asked.length > 1 ? 'they need' : 'it needs'})` : ''} to ${plan.appDir}`];
   if (plan.alreadyThere.length > 0) lines.push(`Already in the app, left as they are: ${plan.alreadyThere.join(', ')}.`);
-  for (const kind of Object.keys(HEADINGS) as ChangeKind[]) {
-    const changes = plan.changes.filter((change) => change.kind === kind);
-    if (changes.length === 0) continue;
-    lines.push(`${HEADINGS[kind]}:`);
-    for (const change of changes) lines.push(`  ${change.file}${change.proposalFile ? ` -> ${change.proposalFile}` : ''}`);
-  }
+  lines.push(...changeLines(plan.changes));
   if (plan.migration) lines.push(`New migration: ${path.dirname(plan.migration.file)} (tables of ${plan.migration.modules.join(', ')}); earlier migrations are not touched.`);
   if (plan.envAdded.length > 0) lines.push(`.env gains ${plan.envAdded.join(', ')}.`);
-  const conflicts = plan.changes.filter((change) => change.kind === 'conflict');
-  if (conflicts.length > 0) {
-    lines.push(`Action needed (${conflicts.length}):`);
-    for (const change of conflicts) lines.push(`  ${change.file}: ${change.action}`);
-  }
+  lines.push(...actionLines(plan.changes));
   if (dryRun) lines.push('Nothing was written.');
   return lines;
 }
@@ -53,7 +73,7 @@ function summary(plan: AddPlan, dryRun: boolean, install: boolean) {
     directory: plan.appDir,
     dryRun,
     added: plan.added.map(moduleSummary),
-    files: plan.changes.map((change) => ({ path: change.file, change: change.kind, ...(change.proposalFile ? { proposal: change.proposalFile, action: change.action } : {}) })),
+    files: changeSummary(plan.changes),
     migration: plan.migration?.file ?? null,
     env: plan.envAdded,
     installed: !dryRun && install,
@@ -107,8 +127,7 @@ export async function runAdd(ids: string[], flags: AddFlags, registry: ModuleReg
     return;
   }
 
-  const writes: [string, string][] = plan.changes.map((change) => [change.proposalFile ?? change.file, change.content]);
-  const applied = applyChanges(appDir, writes);
+  const applied = applyChanges(appDir, writesOf(plan.changes));
   reporter.block(lines);
   if (install) {
     try {

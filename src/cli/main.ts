@@ -13,6 +13,7 @@ import { createReporter, type Reporter } from './reporter.js';
 import { canAnimate, isTerminal } from './terminal.js';
 import { runAdd, type AddFlags } from './add-command.js';
 import { runPackCheck, type PackCheckFlags } from './pack-check-command.js';
+import { runUpgrade, type UpgradeFlags } from './upgrade-command.js';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 
@@ -36,13 +37,13 @@ function optionIn(argv: string[], name: string): string | undefined {
 }
 
 /**
- * The packs to load: those given with --pack and, for `add`, those the app's gatekit.json records
+ * The packs to load: those given with --pack and, for `add` and `upgrade`, those the app's gatekit.json records
  * (found again by path or installed package name, from the app's folder).
  */
 function packSpecs(argv: string[]): { specs: string[]; from: string[] } {
   const config = optionIn(argv, '--config');
   const given = [...(config ? packsInConfigFile(config) : []), ...packsIn(argv)];
-  if (argv[0] !== 'add') return { specs: given, from: [process.cwd()] };
+  if (argv[0] !== 'add' && argv[0] !== 'upgrade') return { specs: given, from: [process.cwd()] };
   const appDir = path.resolve(optionIn(argv, '--cwd') ?? '.');
   const recorded = existsSync(path.join(appDir, 'gatekit.json')) ? readAppMetadata(appDir).packs : [];
   const names = new Set(given.map((spec) => resolvePack(spec, [process.cwd(), appDir]).ref.name ?? spec));
@@ -138,6 +139,19 @@ function buildProgram(registry: ModuleRegistry, onDone: (work: Work) => void): C
     .exitOverride()
     .action((ids: string[], flags: AddFlags) => {
       onDone(reporterFor(flags).then((reporter) => runAdd(ids, flags, registry, reporter)));
+    });
+
+  program
+    .command('upgrade')
+    .description('bring an app made by an earlier release (4.0 or later) to this release, keeping your edits')
+    .option('--cwd <dir>', 'the app folder (default: the current folder)')
+    .option('--dry-run', 'print the plan (added, rewritten, merged, removed, conflicting files; the migration), write nothing')
+    .option('--json', 'print one JSON summary on stdout')
+    .option('--force', 'upgrade even when the app has uncommitted changes in git')
+    .option('--pack <pack>', 'load a template pack (repeatable); packs recorded in gatekit.json load by themselves', collect, [])
+    .exitOverride()
+    .action((flags: UpgradeFlags) => {
+      onDone(reporterFor(flags).then((reporter) => runUpgrade(flags, registry, reporter)));
     });
 
   const pack = program.command('pack').description('work on template packs').exitOverride();

@@ -19,6 +19,12 @@ function fromTimestamp(stamp: string): Date {
   return new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
 }
 
+/** The timestamp of a new migration folder: now, or one second after the app's newest when the clock is behind. */
+export function nextMigrationStamp(appDir: string, now: Date): string {
+  const latest = latestTimestamp(appDir);
+  return latest && migrationTimestamp(now) <= latest ? migrationTimestamp(new Date(fromTimestamp(latest).getTime() + 1000)) : migrationTimestamp(now);
+}
+
 /** The order in which Prisma's schema engine writes the kinds of statement of one migration. */
 const STATEMENT_KINDS = ['CreateSchema', 'CreateEnum', 'CreateTable', 'CreateIndex', 'AddForeignKey'];
 
@@ -49,9 +55,7 @@ export function addMigration(appDir: string, added: LoadedModule[], db: Database
     return sql === undefined ? [] : [{ id: module.manifest.id, sql }];
   });
   if (parts.length === 0) return undefined;
-  const latest = latestTimestamp(appDir);
-  const stamp = latest && migrationTimestamp(now) <= latest ? migrationTimestamp(new Date(fromTimestamp(latest).getTime() + 1000)) : migrationTimestamp(now);
-  const name = `${stamp}_add_${parts.map((part) => part.id.replace(/-/g, '_')).join('_')}`;
+  const name = `${nextMigrationStamp(appDir, now)}_add_${parts.map((part) => part.id.replace(/-/g, '_')).join('_')}`;
   return {
     file: `${MIGRATIONS_DIR}/${name}/migration.sql`,
     sql: combinedSql(parts.map((part) => part.sql)),

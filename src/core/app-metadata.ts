@@ -63,11 +63,11 @@ export const appMetadataSchema = z.object({
 export type AppMetadata = z.infer<typeof appMetadataSchema>;
 
 /** Reads and checks the app's gatekit.json (exit 2 with the reason when it is not one Gatekit can use). */
-export function readAppMetadata(appDir: string, read: AppFileReader = appFileReader(appDir)): AppMetadata {
+export function readAppMetadata(appDir: string, read: AppFileReader = appFileReader(appDir), command: 'add' | 'upgrade' = 'add'): AppMetadata {
   const file = path.join(path.resolve(appDir), METADATA_FILE);
   const text = read(METADATA_FILE);
   if (text === undefined) {
-    throw new UsageError(`No ${METADATA_FILE} in ${path.resolve(appDir)}: add works in an app made by create-gatekit. Run it in the app's folder or pass --cwd <app folder>.`);
+    throw new UsageError(`No ${METADATA_FILE} in ${path.resolve(appDir)}: ${command} works in an app made by create-gatekit. Run it in the app's folder or pass --cwd <app folder>. Nothing was written.`);
   }
   let json: unknown;
   try {

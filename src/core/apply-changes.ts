@@ -12,13 +12,14 @@ export interface AppliedChanges {
 }
 
 /**
- * Writes files into an existing app so that a failure leaves it as it was: each file's previous
- * content (or absence) is kept first, each file is written to a temporary sibling and renamed over,
+ * Writes (or, for a null content, removes) files of an existing app so that a failure leaves it as
+ * it was: each file's previous content (or absence) is kept first, each file is written to a
+ * temporary sibling and renamed over,
  * and any error restores everything already written. Nothing is written through a symbolic link
  * that leads outside the app (planAdd refuses it first; this is the guard at the write).
  */
-export function applyChanges(appDir: string, writes: [string, string][]): AppliedChanges {
-  refuseLinksOutside(appDir, [...writes.map(([file]) => file), ...LOCKFILES], 'create-gatekit add');
+export function applyChanges(appDir: string, writes: [string, string | null][], command = 'create-gatekit add'): AppliedChanges {
+  refuseLinksOutside(appDir, [...writes.map(([file]) => file), ...LOCKFILES], command);
   const saved = new Map<string, Buffer | undefined>();
   const createdDirs: string[] = [];
   for (const file of [...writes.map(([file]) => file), ...LOCKFILES]) {
@@ -37,6 +38,10 @@ export function applyChanges(appDir: string, writes: [string, string][]): Applie
   try {
     for (const [file, content] of writes) {
       const target = path.join(appDir, file);
+      if (content === null) {
+        rmSync(target, { force: true });
+        continue;
+      }
       for (let dir = path.dirname(target), missing: string[] = []; ; dir = path.dirname(dir)) {
         if (existsSync(dir)) {
           for (const folder of missing.reverse()) {

@@ -6,7 +6,6 @@ import { hashTrackedFiles } from './generated-files.js';
 import type { LoadedModule } from './manifest.js';
 import type { PackRef } from './packs.js';
 import { moduleSummary } from './registry.js';
-import { GENERATOR_VERSION } from './version.js';
 
 export interface GatekitJsonInput {
   projectName: string;
@@ -18,13 +17,15 @@ export interface GatekitJsonInput {
   packs: PackRef[];
   /** Every other generated file, for their hashes: composed last. */
   tree: FileTree;
+  /** The version the generator records (an earlier release's, when `upgrade` renders it again). */
+  generatorVersion: string;
 }
 
 /** gatekit.json: what made the app, so `add` can render it again and tell the user's edits from its own output. */
 export function composeGatekitJson(input: GatekitJsonInput): string {
   const { choices } = input;
   const metadata: AppMetadata = {
-    generator: { name: 'create-gatekit', version: GENERATOR_VERSION },
+    generator: { name: 'create-gatekit', version: input.generatorVersion },
     projectName: input.projectName,
     templateVersion: choices.templateVersion,
     database: choices.db,

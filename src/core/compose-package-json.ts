@@ -1,13 +1,18 @@
 import type { Database, LoadedModule } from './manifest.js';
-import { PACKAGE_OVERRIDES, resolvePackageVersion } from './versions.js';
+import { PACKAGE_OVERRIDES, PACKAGE_VERSIONS, resolvePackageVersion, type PackageOverride } from './versions.js';
 
-function sortedVersions(specs: string[]): Record<string, string> {
-  const entries = specs.map(resolvePackageVersion).sort(([a], [b]) => a.localeCompare(b));
-  return Object.fromEntries(entries);
+/** The version table a package.json is composed with: this release's, or an earlier release's (release-profile.ts). */
+export interface VersionTable {
+  packageVersions: Readonly<Record<string, string>>;
+  packageOverrides: readonly PackageOverride[];
 }
 
+const CURRENT_VERSIONS: VersionTable = { packageVersions: PACKAGE_VERSIONS, packageOverrides: PACKAGE_OVERRIDES };
+
 /** Merges every module's scripts and packages into the project's package.json. */
-export function composePackageJson(modules: LoadedModule[], projectName: string, db: Database): string {
+export function composePackageJson(modules: LoadedModule[], projectName: string, db: Database, versions: VersionTable = CURRENT_VERSIONS): string {
+  const sortedVersions = (specs: string[]): Record<string, string> =>
+    Object.fromEntries(specs.map((spec) => resolvePackageVersion(spec, versions.packageVersions)).sort(([a], [b]) => a.localeCompare(b)));
   const manifests = modules.map((module) => module.manifest);
   const scripts = Object.assign({}, ...manifests.map((manifest) => manifest.scripts)) as Record<string, string>;
   const dependencies = manifests.flatMap((manifest) => [
@@ -19,7 +24,7 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     ...(manifest.databaseDevDependencies[db] ?? []),
   ]);
   const overrides = Object.fromEntries(
-    PACKAGE_OVERRIDES.filter((override) => dependencies.includes(override.under)).map((override) => [override.name, override.version]),
+    versions.packageOverrides.filter((override) => dependencies.includes(override.under)).map((override) => [override.name, override.version]),
   );
   const packageJson = {
     name: projectName,

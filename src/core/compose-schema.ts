@@ -13,7 +13,7 @@ export function composeSchema(modules: LoadedModule[], context: RenderContext): 
     .filter((module) => module.manifest.schema)
     .map((module) => {
       const fragment = renderModuleFile(module, module.manifest.schema!, context).trim();
-      for (const [, kind, name] of fragment.matchAll(/^\s*(model|enum|view|type)\s+(\w+)\s*\{/gm)) {
+      for (const [, kind = '', name = ''] of fragment.matchAll(/^\s*(model|enum|view|type)\s+(\w+)\s*\{/gm)) {
         const owner = owners.get(name);
         if (owner) throw new UsageError(`Modules '${owner}' and '${module.manifest.id}' both define the Prisma ${kind} ${name}; choose one of them, or rename it in the pack.`);
         owners.set(name, module.manifest.id);

@@ -15,8 +15,8 @@ import { packsUsedBy, type ModuleRegistry } from './registry.js';
 import { buildRenderContext } from './render-context.js';
 import { renderModule } from './render-module.js';
 import { reproduceCommand } from './reproduce-command.js';
+import type { ReleaseProfile } from './release-profile.js';
 import { resolveSelection } from './resolve-selection.js';
-import { GENERATOR_VERSION } from './version.js';
 
 export interface GenerateInput {
   projectName: string;
@@ -41,10 +41,10 @@ export interface GeneratedProject {
  * then merge package.json, env files, schema, migrations, OpenAPI, README and gatekit.json.
  */
 /** The chosen package manager's settings file and .gitignore lines (see package-managers.ts). */
-function addPackageManagerFiles(tree: FileTree, pm: Choices['pm'], packageJson: string): void {
+function addPackageManagerFiles(tree: FileTree, pm: Choices['pm'], packageJson: string, release: ReleaseProfile): void {
   const { dependencies = {}, devDependencies = {}, overrides = {} } = JSON.parse(packageJson) as Record<string, Record<string, string> | undefined>;
   const packages = [...Object.keys(dependencies), ...Object.keys(devDependencies)];
-  for (const [file, content] of packageManagerFiles(pm, packages, overrides)) tree.add(file, content, 'core');
+  for (const [file, content] of packageManagerFiles(pm, packages, overrides, release.release)) tree.add(file, content, 'core');
   const ignores = packageManagerIgnores(pm);
   if (ignores.length > 0 && tree.has('.gitignore')) tree.appendLines('.gitignore', ignores);
 }
@@ -52,19 +52,21 @@ function addPackageManagerFiles(tree: FileTree, pm: Choices['pm'], packageJson: 
 export function generateProject(input: GenerateInput): GeneratedProject {
   const { projectName, choices } = input;
   const modules = resolveSelection(choices, input.registry);
+  // The registry's release: this one, or an earlier one that `upgrade` renders again as it was.
+  const { release } = input.registry;
   const context = buildRenderContext(modules, {
     projectName,
     db: choices.db,
-    generatorVersion: GENERATOR_VERSION,
+    generatorVersion: release.generatorVersion,
   });
   const tree = new FileTree();
   for (const module of modules) renderModule(module, context, tree);
 
   const env = composeEnv(modules, choices.db, input.envOverrides);
   const openapi = composeOpenApi(modules, projectName, context);
-  const packageJson = composePackageJson(modules, projectName, choices.db);
+  const packageJson = composePackageJson(modules, projectName, choices.db, release);
   tree.add('package.json', packageJson, 'core');
-  addPackageManagerFiles(tree, choices.pm, packageJson);
+  addPackageManagerFiles(tree, choices.pm, packageJson, release);
   tree.add('.env.example', env.example, 'core');
   tree.add('.env', env.dev, 'core');
   tree.add('prisma/schema.prisma', composeSchema(modules, context), 'core');
@@ -77,7 +79,7 @@ export function generateProject(input: GenerateInput): GeneratedProject {
   const moduleChoices = choicesSelecting(modules, input.registry, choices.templateVersion);
   const command = reproduceCommand(projectName, moduleChoices, choices, packs);
   tree.add('README.md', composeReadme(modules, context, { env: env.variables, endpoints: listEndpoints(openapi), command, pm: choices.pm }), 'core');
-  tree.add('gatekit.json', composeGatekitJson({ projectName, choices, moduleChoices, modules, command, packs, tree }), 'core');
+  tree.add('gatekit.json', composeGatekitJson({ projectName, choices, moduleChoices, modules, command, packs, tree, generatorVersion: release.generatorVersion }), 'core');
 
   const steps = {
     commands: nextCommands({ cd: input.directory ?? projectName, pm: choices.pm, installed: choices.install }),

@@ -152,6 +152,12 @@ export const manifestSchema = z.object({
   sessionRelations: z.array(z.string()).default([]),
   /** Folder with one <database>.sql migration per supported database. */
   migrations: modulePathSchema.optional(),
+  /**
+   * Data steps `upgrade` runs for this module when it brings an app to a release, by release: a
+   * folder with one <database>.sql each, appended to the upgrade's migration after the schema
+   * change (docs/upgrade.md), e.g. { "4.1": "upgrades/4.1" }.
+   */
+  upgrades: z.record(z.string().refine(isTag, 'a release is X.Y'), modulePathSchema).default({}),
   openapi: modulePathSchema.optional(),
   readme: modulePathSchema.optional(),
   /** Route factories mounted by createApp, in order: (ctx) => Router. */
@@ -255,7 +261,7 @@ export function loadModule(dir: string, source: string, options: { builtIn?: boo
   if (manifest.selectedWith.length > 0 && !manifest.internal) {
     throw new ManifestError(`Invalid module manifest ${file}: selectedWith: only an internal module (never chosen on its own) joins the selection by itself.`);
   }
-  for (const relative of [manifest.schema, manifest.openapi, manifest.readme, manifest.migrations, ...Object.values(manifest.filesWith)]) {
+  for (const relative of [manifest.schema, manifest.openapi, manifest.readme, manifest.migrations, ...Object.values(manifest.filesWith), ...Object.values(manifest.upgrades)]) {
     if (relative && !existsSync(path.join(dir, relative))) {
       throw new ManifestError(`Module '${manifest.id}' (${file}) names '${relative}', which does not exist.`);
     }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import type { PackageManager } from './choices.js';
 import { UsageError } from './errors.js';
+import { compareTags, CURRENT_RELEASE } from './releases.js';
 
 /**
  * What each package manager needs to install a generated app as generated (docs/package-managers.md):
@@ -40,7 +41,7 @@ function yamlMap(entries: [string, string][]): string {
  *   whose `engines` does not match, where npm, pnpm and bun warn, and Prisma 7 brings
  *   @prisma/streams-local, which declares Node.js >= 22 (used only by `prisma dev`).
  */
-export function packageManagerFiles(pm: PackageManager, packages: string[], overrides: Record<string, string>): [path: string, content: string][] {
+export function packageManagerFiles(pm: PackageManager, packages: string[], overrides: Record<string, string>, release: string = CURRENT_RELEASE): [path: string, content: string][] {
   if (pm === 'pnpm') {
     const builds = INSTALL_SCRIPTS.filter((entry) => packages.includes(entry.broughtBy)).map((entry) => entry.name);
     const allowBuilds = `# Dependencies whose install scripts pnpm may run; pnpm runs no others.\nallowBuilds:\n${yamlMap(builds.sort().map((name) => [name, 'true']))}`;
@@ -49,13 +50,15 @@ export function packageManagerFiles(pm: PackageManager, packages: string[], over
     return [['pnpm-workspace.yaml', [allowBuilds, overridesYaml].filter(Boolean).join('\n')]];
   }
   if (pm === 'yarn') {
-    return [
-      ['.yarnrc.yml', '# Plain node_modules: Prisma and other tools do not support Plug\'n\'Play.\nnodeLinker: node-modules\n'],
-      ['.yarnrc', YARN_1_SETTINGS],
-    ];
+    const yarnrcYml: [string, string] = ['.yarnrc.yml', '# Plain node_modules: Prisma and other tools do not support Plug\'n\'Play.\nnodeLinker: node-modules\n'];
+    // Release 4.0 wrote no .yarnrc; `upgrade` renders a 4.0 app again as it was (docs/upgrade.md).
+    return compareTags(release, YARN_1_SETTINGS_SINCE) < 0 ? [yarnrcYml] : [yarnrcYml, ['.yarnrc', YARN_1_SETTINGS]];
   }
   return [];
 }
+
+/** The release that first wrote .yarnrc. */
+const YARN_1_SETTINGS_SINCE = '4.1';
 
 /** yarn 1's settings (yarn 2+ reads only .yarnrc.yml). */
 const YARN_1_SETTINGS = [

@@ -4,7 +4,7 @@ import { choicesOf, METADATA_FILE, projectNameOf, readAppMetadata, type AppMetad
 import type { Choices } from './choices.js';
 import { chooseModule, choosableModules, isChoosable } from './choosable-modules.js';
 import { developmentApiUrl } from './compose-env.js';
-import { appendMissingEnv, envValuesIn } from './merge-env.js';
+import { appendMissingEnv, envValuesIn, resolveEnvRegion } from './merge-env.js';
 import { addMigration } from './add-migration.js';
 import { LOCKFILES } from './apply-changes.js';
 import { UsageError } from './errors.js';
@@ -15,28 +15,39 @@ import { mergePackageJson } from './merge-package-json.js';
 import { setupNotes } from './next-steps.js';
 import { refuseLinksOutside } from './links.js';
 import type { ModuleRegistry } from './registry.js';
-import { isAvailableAt } from './releases.js';
+import { FROZEN_RELEASES } from './release-profile.js';
+import { compareTags, CURRENT_RELEASE, isAvailableAt, releaseOfApp } from './releases.js';
 import { didYouMean } from './suggest.js';
 import { GENERATOR_VERSION } from './version.js';
 import { threeWayMerge } from './three-way-merge.js';
 
 /**
- * What `add` does to one file:
+ * What `add` (or `upgrade`) does to one file:
  * - added: a new file;
  * - rewritten: a file the user never changed, replaced by the new render;
  * - merged: a file the user edited, merged cleanly with the new render;
- * - conflict: the user's file stays as it is; the proposal is written beside it.
+ * - removed: a file the new render no longer has (`upgrade`), which the user never changed;
+ * - conflict: the user's file stays as it is; the proposal, if any, is written beside it.
  */
-export type ChangeKind = 'added' | 'rewritten' | 'merged' | 'conflict';
+export type ChangeKind = 'added' | 'rewritten' | 'merged' | 'removed' | 'conflict';
 
 export interface FileChange {
   file: string;
   kind: ChangeKind;
-  /** What is written: at `file`, or for a conflict at `proposalFile`. */
+  /** What is written: at `file`, or for a conflict at `proposalFile` (a conflict without one writes nothing). */
   content: string;
   proposalFile?: string;
   /** For a conflict: the one thing the user must do. */
   action?: string;
+}
+
+/** The writes of a plan: each file's new content, null for a file to remove. */
+export function writesOf(changes: FileChange[]): [string, string | null][] {
+  return changes.flatMap((change): [string, string | null][] => {
+    if (change.kind === 'removed') return [[change.file, null]];
+    if (change.kind === 'conflict') return change.proposalFile ? [[change.proposalFile, change.content]] : [];
+    return [[change.file, change.content]];
+  });
 }
 
 export interface AddPlan {
@@ -89,7 +100,10 @@ function withModules(choices: Choices, ids: string[], registry: ModuleRegistry, 
   return next;
 }
 
-/** Decides what happens to one generated file, from its last render (`base`), the user's copy and the new render. */
+/**
+ * Decides what happens to one generated file, from its last render (`base`), the user's copy and the
+ * new render. `theirs` names the command in conflict markers and actions (`add`, `upgrade`).
+ */
 export function planFile(
   file: string,
   user: string | undefined,
@@ -97,6 +111,7 @@ export function planFile(
   next: string,
   recordedHash: string | undefined,
   hashesRecorded: boolean,
+  command: 'add' | 'upgrade' = 'add',
 ): FileChange | undefined {
   if (user === next || base === next) return undefined;
   const proposalFile = `${file}${PROPOSAL_SUFFIX}`;
@@ -108,9 +123,10 @@ export function planFile(
   if (userUnchanged) return { file, kind: 'rewritten', content: next };
   const baseKnown = base !== undefined && (!hashesRecorded || (recordedHash !== undefined && contentHash(base) === recordedHash));
   if (!baseKnown) {
-    return { file, kind: 'conflict', content: next, proposalFile, action: `compare ${file} with ${proposalFile} (the version this add makes) and copy what you need into ${file}` };
+    return { file, kind: 'conflict', content: next, proposalFile, action: `compare ${file} with ${proposalFile} (the version this ${command} makes) and copy what you need into ${file}` };
   }
-  const merge = threeWayMerge(user, base!, next);
+  // .env.example is merged variable by variable where lines conflict (merge-env.ts).
+  const merge = threeWayMerge(user, base!, next, { theirs: `create-gatekit ${command}`, ...(file === '.env.example' ? { resolve: resolveEnvRegion } : {}) });
   if (merge.conflictLines.length === 0) return { file, kind: 'merged', content: merge.text };
   return {
     file,
@@ -119,6 +135,26 @@ export function planFile(
     proposalFile,
     action: `resolve the conflict markers at line ${merge.conflictLines.join(', ')} of ${proposalFile}, then move it over ${file}`,
   };
+}
+
+/**
+ * What happens to each file of the new render, from the old render and the user's copy:
+ * package.json merged by meaning, every other tracked file by planFile.
+ */
+export function planRenderedFiles(read: AppFileReader, metadata: AppMetadata, old: GeneratedProject, next: GeneratedProject, command: 'add' | 'upgrade'): FileChange[] {
+  const changes: FileChange[] = [];
+  const hashesRecorded = metadata.files !== undefined;
+  for (const [file, content] of next.tree.entries()) {
+    if (!isTracked(file)) continue;
+    const user = read(file);
+    const base = old.tree.get(file);
+    const change =
+      file === 'package.json' && base !== undefined
+        ? mergePackageJson(user, base, content)
+        : planFile(file, user, base, content, metadata.files?.[file], hashesRecorded, command);
+    if (change) changes.push(change);
+  }
+  return changes;
 }
 
 /**
@@ -139,6 +175,20 @@ function filesChangedSinceGeneration(read: AppFileReader, metadata: AppMetadata,
   return changed;
 }
 
+/**
+ * An app made by an earlier release that `upgrade` can bring here: its templates changed since,
+ * and adding modules with this release would mix the two, so `add` sends the owner to `upgrade`.
+ * (An app older than upgrade goes back is refused below, naming the version that made it.)
+ */
+function refuseEarlierRelease(metadata: AppMetadata, ids: string[]): void {
+  const release = releaseOfApp(metadata);
+  if (compareTags(release, CURRENT_RELEASE) >= 0 || !(FROZEN_RELEASES as readonly string[]).includes(release)) return;
+  throw new UsageError(
+    `This app was made by release ${release} (create-gatekit ${metadata.generator.version}), and this is ${CURRENT_RELEASE}: the templates of the modules it has changed since, and adding modules with this release would mix the two. ` +
+      `Run \`create-gatekit upgrade\` first: it brings the app to ${CURRENT_RELEASE} and keeps your edits; then add ${ids.join(' ')}. Nothing was written.`,
+  );
+}
+
 export interface PlanAddInput {
   appDir: string;
   ids: string[];
@@ -155,6 +205,7 @@ export function planAdd(input: PlanAddInput): AddPlan {
   // Every file of the app is read through this: regular files inside the app only.
   const read = appFileReader(appDir);
   const metadata = readAppMetadata(appDir, read);
+  refuseEarlierRelease(metadata, input.ids);
   const { registry } = input;
   const now = input.now ?? new Date();
   const before = choicesOf(metadata, registry);
@@ -171,24 +222,13 @@ export function planAdd(input: PlanAddInput): AddPlan {
     throw new UsageError(
       `This app was made by create-gatekit ${made}, and this is ${GENERATOR_VERSION}: the templates of the modules it has changed since ` +
         `(${stale.length} file${stale.length === 1 ? '' : 's'} you never edited would be written differently, e.g. ${stale.slice(0, 3).join(', ')}). ` +
-        `Adding modules with this version would mix the two. Add them with the version that made the app: npx create-gatekit@${made} add ${input.ids.join(' ')}. Nothing was written.`,
+        `Adding modules with this version would mix the two. Add them with the version that made the app: npx create-gatekit@${made} add ${input.ids.join(' ')} (create-gatekit upgrade brings apps of release ${FROZEN_RELEASES[0]} and later to this one). Nothing was written.`,
     );
   }
   const oldIds = new Set(old.modules.map((module) => module.manifest.id));
   const added = next.modules.filter((module) => !oldIds.has(module.manifest.id));
 
-  const changes: FileChange[] = [];
-  const hashesRecorded = metadata.files !== undefined;
-  for (const [file, content] of next.tree.entries()) {
-    if (!isTracked(file)) continue;
-    const user = read(file);
-    const base = old.tree.get(file);
-    const change =
-      file === 'package.json'
-        ? mergePackageJson(user, base!, content)
-        : planFile(file, user, base, content, metadata.files?.[file], hashesRecorded);
-    if (change) changes.push(change);
-  }
+  const changes = planRenderedFiles(read, metadata, old, next, 'add');
 
   const currentEnv = read('.env');
   const env = appendMissingEnv(currentEnv, added, metadata.database);

@@ -1,23 +1,16 @@
 import { existsSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ManifestError } from './errors.js';
 import { loadModule, MANIFEST_FILE, type LoadedModule } from './manifest.js';
 import type { PackRef, ResolvedPack } from './packs.js';
-
-function findTemplatesDir(): string {
-  // src/core/registry.ts -> ../../templates ; dist/cli.js -> ../templates
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [path.resolve(here, '..', '..', 'templates'), path.resolve(here, '..', 'templates')]) {
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(`Cannot find the templates folder near ${here}`);
-}
+import { currentReleaseProfile, type ReleaseProfile } from './release-profile.js';
 
 export interface ModuleRegistry {
   modules: Map<string, LoadedModule>;
   /** The packs loaded with --pack (or recorded in an app's gatekit.json), in the order given. */
   packs: PackRef[];
+  /** The release whose built-in modules these are: its version table and generator version render with them. */
+  release: ReleaseProfile;
 }
 
 /**
@@ -56,7 +49,7 @@ function describeOrigin(module: LoadedModule): string {
   return module.source === 'built-in' ? `the built-in module in ${module.dir}` : `pack '${module.source}' (${module.dir})`;
 }
 
-export function createRegistry(modules: LoadedModule[], packs: PackRef[] = []): ModuleRegistry {
+export function createRegistry(modules: LoadedModule[], packs: PackRef[] = [], release: ReleaseProfile = currentReleaseProfile()): ModuleRegistry {
   const map = new Map<string, LoadedModule>();
   for (const module of modules) {
     const existing = map.get(module.manifest.id);
@@ -74,15 +67,24 @@ export function createRegistry(modules: LoadedModule[], packs: PackRef[] = []): 
       }
     }
   }
-  return { modules: map, packs };
+  return { modules: map, packs, release };
 }
 
-let builtin: LoadedModule[] | undefined;
+const builtin = new Map<string, LoadedModule[]>();
+
+/** The built-in modules of a release: this one's (templates/), or an earlier one's frozen under releases/. */
+export function loadReleaseModules(release: ReleaseProfile): LoadedModule[] {
+  let modules = builtin.get(release.templatesDir);
+  if (!modules) {
+    modules = loadPackModules(release.templatesDir, 'built-in', { builtIn: true });
+    builtin.set(release.templatesDir, modules);
+  }
+  return modules;
+}
 
 /** The modules Gatekit ships, written in the same pack format teams use. */
 export function loadBuiltinModules(): LoadedModule[] {
-  builtin ??= loadPackModules(findTemplatesDir(), 'built-in', { builtIn: true });
-  return builtin;
+  return loadReleaseModules(currentReleaseProfile());
 }
 
 /** How gatekit.json, `--json` and `add --json` name a module: its id, category and tag. */

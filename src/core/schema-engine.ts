@@ -19,16 +19,16 @@
  * (`mysql` is not a supported connector), so `openSchemaEngine('mysql', ...)` throws.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { type EngineModule, loadEngineModule } from './engine-module.js';
+import { parsePostgresUrl } from './postgres-url.js';
 
 export type EngineDatabase = 'sqlite' | 'postgresql' | 'mysql';
 
@@ -45,27 +45,9 @@ const SCHEMA_FILE = 'schema.prisma';
 const EMPTY_MIGRATION = '-- This is an empty migration.';
 const NO_FILTERS: SchemaFilter = { externalTables: [], externalEnums: [] };
 
-type EngineModule = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
-let engineModule: Promise<EngineModule> | undefined;
-
-/**
- * Loads the engine's JS glue and instantiates the .wasm ourselves: the package's own entry point
- * imports the .wasm as an ES module, which Node 20 only allows behind --experimental-wasm-modules.
- */
-function loadEngineModule(): Promise<EngineModule> {
-  engineModule ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const glue = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
-    const bg: EngineModule = await import('@prisma/schema-engine-wasm/schema_engine_bg');
-    const wasmFile = path.join(path.dirname(glue), 'schema_engine_bg.wasm');
-    const { instance } = await WebAssembly.instantiate(readFileSync(wasmFile), {
-      './schema_engine_bg.js': bg as unknown as WebAssembly.ModuleImports,
-    });
-    bg.__wbg_set_wasm(instance.exports);
-    (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
-    return bg;
-  })();
-  return engineModule;
+/** The engine from create-gatekit's own (or a pack's) devDependencies. */
+function loadOwnEngineModule(): Promise<EngineModule> {
+  return loadEngineModule(createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
 }
 
 /** Relabels columns of PostgreSQL's internal `"char"` type (OID 18) as text; see the file comment. */
@@ -96,20 +78,7 @@ class PgCharAsTextClient extends pg.Client {
   }
 }
 
-export interface PostgresTarget {
-  /** The URL without Prisma's `schema` parameter, for node-postgres. */
-  connectionString: string;
-  /** `?schema=` of the URL, default public. */
-  schema: string;
-}
-
-/** Splits Prisma's `?schema=name` off a PostgreSQL URL. */
-export function parsePostgresUrl(url: string): PostgresTarget {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema') || 'public';
-  parsed.searchParams.delete('schema');
-  return { connectionString: parsed.toString(), schema };
-}
+export { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 
 /** A node-postgres pool whose sessions use the URL's schema (search_path), as Prisma's own engine does. */
 export function createPgPool(url: string): pg.Pool {
@@ -130,7 +99,7 @@ function sqliteFile(url: string): string {
  * provider must match `db`).
  */
 export async function openSchemaEngine(db: EngineDatabase, url: string, schemaText: string): Promise<OpenSchemaEngine> {
-  const bg = await loadEngineModule();
+  const bg = await loadOwnEngineModule();
   let factory: PrismaBetterSqlite3 | PrismaPg;
   let release: () => Promise<void> = async () => {};
   if (db === 'sqlite') {

@@ -59,17 +59,23 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
  * Versions a project forces on a package that one of its dependencies (`under`) asks for, written to
  * package.json as npm and bun `overrides`, pnpm `pnpm.overrides` and yarn `resolutions`.
  */
-export const PACKAGE_OVERRIDES: readonly { name: string; version: string; under: string }[] = [
+export interface PackageOverride {
+  name: string;
+  version: string;
+  under: string;
+}
+
+export const PACKAGE_OVERRIDES: readonly PackageOverride[] = [
   // @prisma/adapter-libsql 7.10 asks for @libsql/client ^0.17, which leaks one open file per
   // interactive transaction; 0.18.0 fixes it. Remove once the adapter asks for ^0.18.
   { name: '@libsql/client', version: '^0.18.0', under: '@prisma/adapter-libsql' },
 ];
 
-/** Splits "name@range" (a pack may pin its own version) or looks the name up in the table. */
-export function resolvePackageVersion(spec: string): [name: string, version: string] {
+/** Splits "name@range" (a pack may pin its own version) or looks the name up in the table (a release's own, for an earlier release). */
+export function resolvePackageVersion(spec: string, versions: Readonly<Record<string, string>> = PACKAGE_VERSIONS): [name: string, version: string] {
   const at = spec.lastIndexOf('@');
   if (at > 0) return [spec.slice(0, at), spec.slice(at + 1)];
-  const version = PACKAGE_VERSIONS[spec];
+  const version = versions[spec];
   if (!version) {
     throw new Error(`No version for package '${spec}' in the version table (src/core/versions.ts). Add it there.`);
   }

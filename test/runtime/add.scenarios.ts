@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { childEnv, call, startAppProcess, type AppProcess } from '../helpers/app-process.js';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { ROOT, runCli, type CliResult } from '../helpers/run-cli.js';
+
+export { treeHash } from '../helpers/tree-hash.js';
 
 export const PASSWORD = 'correct horse battery staple';
 export const AUDIT_LOG_PACK = path.join(ROOT, 'examples/packs/audit-log');
@@ -20,19 +22,6 @@ export function inApp(dir: string, args: string[], env: Record<string, string> =
 
 export function add(dir: string, args: string[], env: Record<string, string> = {}): CliResult {
   return runCli(['add', ...args, '--cwd', dir], { env });
-}
-
-/** Content hash of every file of the app outside node_modules, dist and the generated client. */
-export function treeHash(dir: string, root = dir): Record<string, string> {
-  const hashes: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    const full = path.join(dir, name);
-    const relative = path.relative(root, full);
-    if (['node_modules', 'dist', '.git'].includes(name) || relative === path.join('src', 'generated')) continue;
-    if (statSync(full).isDirectory()) Object.assign(hashes, treeHash(full, root));
-    else hashes[relative] = createHash('sha256').update(readFileSync(full)).digest('hex');
-  }
-  return hashes;
 }
 
 /** Changes a file the way a user would, checking that the text to change is there. */

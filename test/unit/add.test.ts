@@ -48,11 +48,20 @@ describe('what add does to one file', () => {
 
   it('reports an overlapping edit as a conflict: the proposal carries the markers, the action names the line', () => {
     const mine = base.replace('seven\n', 'seven (mine)\n');
-    const change = planFile('src/a.ts', mine, base, next, contentHash(base), true)!;
+    const changed = base.replace('seven\n', 'seven (new)\n');
+    const change = planFile('src/a.ts', mine, base, changed, contentHash(base), true)!;
     expect(change.kind).toBe('conflict');
     expect(change.proposalFile).toBe('src/a.ts.gatekit-new');
-    expect(change.content).toContain('<<<<<<< your version\nseven (mine)\n=======\nseven\neight\n>>>>>>> create-gatekit add');
+    expect(change.content).toContain('<<<<<<< your version\nseven (mine)\n=======\nseven (new)\n>>>>>>> create-gatekit add');
     expect(change.action).toBe('resolve the conflict markers at line 7 of src/a.ts.gatekit-new, then move it over src/a.ts');
+  });
+
+  it('keeps lines both sides inserted at one point, and lines one side inserted beside a line the other changed', () => {
+    // Before 4.1 each of these was a conflict.
+    const mine = base.replace('seven\n', 'seven\nmine\n');
+    expect(planFile('a.ts', mine, base, next, contentHash(base), true)).toMatchObject({ kind: 'merged', content: base.replace('seven\n', 'seven\nmine\neight\n') });
+    const changedSeven = base.replace('seven\n', 'seven (mine)\n');
+    expect(planFile('a.ts', changedSeven, base, next, contentHash(base), true)).toMatchObject({ kind: 'merged', content: next.replace('seven\n', 'seven (mine)\n') });
   });
 
   it('never merges against a base it cannot trust (made by another generator version)', () => {

@@ -20,11 +20,18 @@ const RECORD_MIGRATION =
 /**
  * Applies every committed migration (in `dir`) not yet recorded, each in its own transaction. It
  * also puts the database in WAL mode, which the file keeps: readers then never wait for a writer.
+ *
+ * Foreign keys are off while migrations run, as with `prisma migrate`: Prisma changes a SQLite
+ * table it cannot ALTER by copying it, dropping it and renaming the copy into place, and with
+ * foreign keys on, dropping `User` would delete every row that refers to it (sessions, passkeys,
+ * memberships). SQLite ignores that setting inside a transaction, so it is set on the client's one
+ * connection before; each migration then commits only when every reference still holds.
  */
 export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const client = createClient({ url });
+  const client = createClient({ url, concurrency: 1 });
   try {
     await client.execute('PRAGMA journal_mode = WAL');
+    await client.execute('PRAGMA foreign_keys = OFF');
     await client.execute(CREATE_MIGRATIONS_TABLE);
     const { rows } = await client.execute(
       'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
@@ -36,6 +43,8 @@ export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promis
       const transaction = await client.transaction('write');
       try {
         await transaction.executeMultiple(migration.sql);
+        const broken = await transaction.execute('PRAGMA foreign_key_check');
+        if (broken.rows.length > 0) throw new Error(`it leaves ${broken.rows.length} row(s) referring to a row that does not exist (PRAGMA foreign_key_check)`);
         await transaction.execute({ sql: RECORD_MIGRATION, args: [randomUUID(), migration.checksum, Date.now(), migration.name, startedAt] });
         await transaction.commit();
       } catch (error) {
