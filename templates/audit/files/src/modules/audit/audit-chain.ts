@@ -56,6 +56,7 @@ export async function verifyChain(db: Db): Promise<{ events: number } | ChainPro
   }
   let expectedSeq = chain.firstSeq;
   let expectedPrev = chain.firstPrevHash;
+  let previous: { seq: number; id: string } | null = null;
   let count = 0;
   for (;;) {
     const page = await db.auditEvent.findMany({ where: { seq: { gte: expectedSeq } }, orderBy: { seq: 'asc' }, take: 1000 });
@@ -64,16 +65,20 @@ export async function verifyChain(db: Db): Promise<{ events: number } | ChainPro
       if (event.seq > chain.lastSeq) return { seq: event.seq, id: event.id, problem: 'inserted' };
       if (event.seq !== expectedSeq) return { seq: expectedSeq, id: null, problem: 'removed' };
       if (hashEvent(event.prevHash, event) !== event.hash) return { seq: event.seq, id: event.id, problem: 'changed' };
-      if (event.prevHash !== expectedPrev) return { seq: event.seq, id: event.id, problem: 'inserted' };
+      // The event is whole but does not follow the one before, whose own hash holds: that one was
+      // rewritten (or put in another's place) with its hash computed again after this was chained.
+      if (event.prevHash !== expectedPrev) return previous ? { ...previous, problem: 'changed' } : { seq: event.seq, id: event.id, problem: 'inserted' };
       expectedPrev = event.hash;
       expectedSeq += 1;
+      previous = { seq: event.seq, id: event.id };
       count += 1;
     }
   }
   const before = await db.auditEvent.findFirst({ where: { seq: { lt: chain.firstSeq } }, orderBy: { seq: 'asc' } });
   if (before) return { seq: before.seq, id: before.id, problem: 'inserted' };
   if (expectedSeq <= chain.lastSeq) return { seq: expectedSeq, id: null, problem: 'removed' };
-  if (expectedPrev !== chain.lastHash) return { seq: chain.lastSeq, id: null, problem: 'changed' };
+  // The last event was rewritten with its hash computed again: the chain's end no longer leads to it.
+  if (expectedPrev !== chain.lastHash) return { seq: chain.lastSeq, id: previous?.id ?? null, problem: 'changed' };
   return { events: count };
 }
 
