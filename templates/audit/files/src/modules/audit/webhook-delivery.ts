@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { type Config, ConfigError } from '../../config.js';
 import type { AppContext, BackgroundTask } from '../../context.js';
 import type { AuditDelivery, AuditEvent } from '../../generated/prisma/client.js';
 import { toAuditEventView } from './audit-views.js';
@@ -25,6 +26,18 @@ function payloadOf(event: AuditEvent): string {
     timestamp: event.occurredAt.toISOString(),
     data: { ...toAuditEventView(event), chain: { seq: event.seq, hash: event.hash } },
   });
+}
+
+/**
+ * Checked when the app is made, before any port opens: in production the webhook URL must be
+ * https, so the events never cross the network in the clear. The URL itself is not repeated (it may
+ * carry credentials).
+ */
+export function checkWebhookSettings(config: Config): void {
+  const url = config.AUDIT_WEBHOOK_URL;
+  if (config.NODE_ENV === 'production' && url && new URL(url).protocol !== 'https:') {
+    throw new ConfigError(`Invalid configuration:\n  AUDIT_WEBHOOK_URL must be an https:// URL in production (got ${new URL(url).protocol}): the events would cross the network in the clear`);
+  }
 }
 
 /** POSTs one event, signed (webhook-id, webhook-timestamp, webhook-signature); true when the receiver answered 2xx. */
