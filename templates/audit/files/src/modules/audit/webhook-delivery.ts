@@ -29,12 +29,15 @@ function payloadOf(event: AuditEvent): string {
 }
 
 /**
- * Checked when the app is made, before any port opens: in production the webhook URL must be
- * https, so the events never cross the network in the clear. The URL itself is not repeated (it may
- * carry credentials).
+ * Checked when the app is made, before any port opens: a URL needs its secret (or no event would
+ * ever be sent), and in production the URL must be https, so the events never cross the network in
+ * the clear. The URL itself is not repeated (it may carry credentials).
  */
 export function checkWebhookSettings(config: Config): void {
   const url = config.AUDIT_WEBHOOK_URL;
+  if (url && !config.AUDIT_WEBHOOK_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  AUDIT_WEBHOOK_SECRET is required with AUDIT_WEBHOOK_URL: the receiver checks each event\'s signature with it (whsec_ and base64, e.g. whsec_$(openssl rand -base64 32))');
+  }
   if (config.NODE_ENV === 'production' && url && new URL(url).protocol !== 'https:') {
     throw new ConfigError(`Invalid configuration:\n  AUDIT_WEBHOOK_URL must be an https:// URL in production (got ${new URL(url).protocol}): the events would cross the network in the clear`);
   }
