@@ -13,7 +13,7 @@ import { appendToChain } from './audit-chain.js';
 const rootClient = (db: Db): PrismaClient | undefined => ('$connect' in db ? (db as PrismaClient) : undefined);
 
 /** Metadata may name things, never carry them: these keys are refused whatever module sends them. */
-const SECRET_KEYS = /password|token|secret|^code$|recoveryCode|hash/i;
+const SECRET_KEYS = /password|passphrase|token|secret|code$|recoveryCode|^key$|apiKey|^otp|hash/i;
 
 /**
  * The events hook (events.ts): records an event in the caller's transaction, so the change and its
