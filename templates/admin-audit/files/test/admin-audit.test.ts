@@ -47,7 +47,11 @@ describe('who reads the admin log', () => {
     await createAdmin();
     const admin = await createAdmin();
     const target = await signedIn('target');
-    const started = await call(app, `/api/admin/users/${target.user.id}/impersonate`, { method: 'POST', token: admin.token, json: { reason: 'support ticket 7' } });
+    const started = await call(app, `/api/admin/users/${target.user.id}/impersonate`, {
+      method: 'POST',
+      token: admin.token,
+      json: { reason: 'support ticket 7' },
+    });
     expect(started.status).toBe(200);
     secrets.addFrom(started.body);
     const refused = await adminLog(started.body.token);
@@ -69,7 +73,16 @@ describe('the operators’ events', () => {
     const admin = await createAdmin();
     const target = await signedIn('banned');
     const byAdmin = { type: 'admin', id: admin.user.id };
-    expect((await call(app, `/api/admin/users/${target.user.id}/ban`, { method: 'POST', token: admin.token, json: { reason: 'spam', expiresInHours: 2 }, headers: clientHeaders('admin console') })).status).toBe(200);
+    expect(
+      (
+        await call(app, `/api/admin/users/${target.user.id}/ban`, {
+          method: 'POST',
+          token: admin.token,
+          json: { reason: 'spam', expiresInHours: 2 },
+          headers: clientHeaders('admin console'),
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(app, `/api/admin/users/${target.user.id}/unban`, { method: 'POST', token: admin.token })).status).toBe(200);
     expectEvent(await onlyEvent(app, 'admin.user_banned', { targetId: target.user.id }), {
       actor: byAdmin,
@@ -78,7 +91,10 @@ describe('the operators’ events', () => {
       userAgent: 'admin console',
       metadata: { reason: 'spam', until: expect.stringMatching(/^\d{4}-/) },
     });
-    expectEvent(await onlyEvent(app, 'admin.user_unbanned', { targetId: target.user.id }), { actor: byAdmin, target: { type: 'user', id: target.user.id } });
+    expectEvent(await onlyEvent(app, 'admin.user_unbanned', { targetId: target.user.id }), {
+      actor: byAdmin,
+      target: { type: 'user', id: target.user.id },
+    });
   });
 
   it("records ending a user's sessions, and a role change, by the admin", async () => {
@@ -86,9 +102,18 @@ describe('the operators’ events', () => {
     const target = await signedIn('target');
     const byAdmin = { type: 'admin', id: admin.user.id };
     expect((await call(app, `/api/admin/users/${target.user.id}/sessions`, { method: 'DELETE', token: admin.token })).status).toBe(204);
-    expectEvent(await onlyEvent(app, 'admin.sessions_ended', { targetId: target.user.id }), { actor: byAdmin, target: { type: 'user', id: target.user.id } });
-    expect((await call(app, `/api/admin/users/${target.user.id}/role`, { method: 'PUT', token: admin.token, json: { role: 'admin' } })).status).toBe(200);
-    expectEvent(await onlyEvent(app, 'admin.role_changed', { targetId: target.user.id }), { actor: byAdmin, target: { type: 'user', id: target.user.id }, metadata: { role: 'admin' } });
+    expectEvent(await onlyEvent(app, 'admin.sessions_ended', { targetId: target.user.id }), {
+      actor: byAdmin,
+      target: { type: 'user', id: target.user.id },
+    });
+    expect(
+      (await call(app, `/api/admin/users/${target.user.id}/role`, { method: 'PUT', token: admin.token, json: { role: 'admin' } })).status,
+    ).toBe(200);
+    expectEvent(await onlyEvent(app, 'admin.role_changed', { targetId: target.user.id }), {
+      actor: byAdmin,
+      target: { type: 'user', id: target.user.id },
+      metadata: { role: 'admin' },
+    });
   });
 
   it("records an impersonation's start and stop, and names the admin as the actor of what it does meanwhile", async () => {
@@ -96,7 +121,12 @@ describe('the operators’ events', () => {
     const admin = await createAdmin();
     const target = await signedIn('impersonated');
     const byAdmin = { type: 'admin', id: admin.user.id };
-    const started = await call(app, `/api/admin/users/${target.user.id}/impersonate`, { method: 'POST', token: admin.token, json: { reason: 'ticket 42' }, headers: clientHeaders('support desk') });
+    const started = await call(app, `/api/admin/users/${target.user.id}/impersonate`, {
+      method: 'POST',
+      token: admin.token,
+      json: { reason: 'ticket 42' },
+      headers: clientHeaders('support desk'),
+    });
     expect(started.status).toBe(200);
     secrets.addFrom(started.body);
     const session = await app.context.prisma.session.findFirstOrThrow({ where: { userId: target.user.id, method: 'impersonation' } });
@@ -107,24 +137,38 @@ describe('the operators’ events', () => {
       metadata: { reason: 'ticket 42', sessionId: session.id },
     });
     expect((await call(app, '/api/admin/impersonation/stop', { method: 'POST', token: started.body.token })).status).toBe(204);
-    expectEvent(await onlyEvent(app, 'admin.impersonation_stopped', { targetId: target.user.id }), { actor: byAdmin, target: { type: 'user', id: target.user.id }, metadata: { sessionId: session.id } });
+    expectEvent(await onlyEvent(app, 'admin.impersonation_stopped', { targetId: target.user.id }), {
+      actor: byAdmin,
+      target: { type: 'user', id: target.user.id },
+      metadata: { sessionId: session.id },
+    });
   });
 
   it('names the admin as the actor of a sign-out done in an impersonation session', async () => {
     await createAdmin();
     const admin = await createAdmin();
     const target = await signedIn('impersonated');
-    const started = await call(app, `/api/admin/users/${target.user.id}/impersonate`, { method: 'POST', token: admin.token, json: { reason: 'ticket 43' } });
+    const started = await call(app, `/api/admin/users/${target.user.id}/impersonate`, {
+      method: 'POST',
+      token: admin.token,
+      json: { reason: 'ticket 43' },
+    });
     secrets.addFrom(started.body);
     expect((await call(app, '/api/auth/logout', { method: 'POST', token: started.body.token })).status).toBe(204);
-    expectEvent(await onlyEvent(app, 'auth.signed_out', { targetId: target.user.id }), { actor: { type: 'admin', id: admin.user.id }, target: { type: 'user', id: target.user.id } });
+    expectEvent(await onlyEvent(app, 'auth.signed_out', { targetId: target.user.id }), {
+      actor: { type: 'admin', id: admin.user.id },
+      target: { type: 'user', id: target.user.id },
+    });
   });
 
   it("records a user's deletion by an admin as admin.user_deleted", async () => {
     const admin = await createAdmin();
     const target = await signedIn('deleted');
     expect((await call(app, `/api/admin/users/${target.user.id}`, { method: 'DELETE', token: admin.token, json: {} })).status).toBe(204);
-    expectEvent(await onlyEvent(app, 'admin.user_deleted', { targetId: target.user.id }), { actor: { type: 'admin', id: admin.user.id }, target: { type: 'user', id: target.user.id } });
+    expectEvent(await onlyEvent(app, 'admin.user_deleted', { targetId: target.user.id }), {
+      actor: { type: 'admin', id: admin.user.id },
+      target: { type: 'user', id: target.user.id },
+    });
     expect(await auditRows(app, { action: 'account.deleted', targetId: target.user.id })).toEqual([]);
   });
 
@@ -132,7 +176,9 @@ describe('the operators’ events', () => {
     const admin = await createAdmin();
     const other = await createAdmin();
     const before = await app.context.prisma.auditEvent.count();
-    expect((await call(app, `/api/admin/users/${other.user.id}/ban`, { method: 'POST', token: admin.token, json: { reason: 'no' } })).status).toBe(403);
+    expect(
+      (await call(app, `/api/admin/users/${other.user.id}/ban`, { method: 'POST', token: admin.token, json: { reason: 'no' } })).status,
+    ).toBe(403);
     expect(await app.context.prisma.auditEvent.count()).toBe(before);
   });
 });
@@ -158,22 +204,40 @@ describe('GET /api/admin/audit-log', () => {
     const someone = await signedIn('filtered');
     const third = await signedIn('third');
     const inOrg = (organizationId: string, target: string) =>
-      recordEvent(app.context, app.context.prisma, { action: 'account.exported', actor: userRef(someone.user.id), target: userRef(target), organizationId });
+      recordEvent(app.context, app.context.prisma, {
+        action: 'account.exported',
+        actor: userRef(someone.user.id),
+        target: userRef(target),
+        organizationId,
+      });
     await inOrg('org-filter-a', someone.user.id);
     await inOrg('org-filter-b', third.user.id);
     await inOrg('org-filter-a', third.user.id);
     const byActor = await adminLog(admin.token, `?actorId=${someone.user.id}`);
     expect(byActor.body.events.every((event: { actor: { id: string } }) => event.actor.id === someone.user.id)).toBe(true);
-    expect(byActor.body.events.map((event: { action: string }) => event.action)).toEqual(['account.exported', 'account.exported', 'account.exported', 'auth.signed_in']);
+    expect(byActor.body.events.map((event: { action: string }) => event.action)).toEqual([
+      'account.exported',
+      'account.exported',
+      'account.exported',
+      'auth.signed_in',
+    ]);
     const byTarget = await adminLog(admin.token, `?targetId=${third.user.id}`);
-    expect(byTarget.body.events.map((event: { actor: { id: string }; organizationId: string }) => [event.actor.id, event.organizationId])).toEqual([
+    expect(
+      byTarget.body.events.map((event: { actor: { id: string }; organizationId: string }) => [event.actor.id, event.organizationId]),
+    ).toEqual([
       [someone.user.id, 'org-filter-a'],
       [someone.user.id, 'org-filter-b'],
       [third.user.id, null],
     ]);
     const byOrganization = await adminLog(admin.token, '?organizationId=org-filter-a');
-    expect(byOrganization.body.events.map((event: { target: { id: string } }) => event.target.id)).toEqual([third.user.id, someone.user.id]);
-    const combined = await adminLog(admin.token, `?organizationId=org-filter-a&targetId=${third.user.id}&actorId=${someone.user.id}&action=account.exported`);
+    expect(byOrganization.body.events.map((event: { target: { id: string } }) => event.target.id)).toEqual([
+      third.user.id,
+      someone.user.id,
+    ]);
+    const combined = await adminLog(
+      admin.token,
+      `?organizationId=org-filter-a&targetId=${third.user.id}&actorId=${someone.user.id}&action=account.exported`,
+    );
     expect(combined.body.events).toHaveLength(1);
     const at = combined.body.events[0].occurredAt;
     expect(ids(await adminLog(admin.token, `?targetId=${third.user.id}&since=${at}&until=${at}`))).toEqual(ids(combined));
@@ -182,7 +246,7 @@ describe('GET /api/admin/audit-log', () => {
 
   it('answers 400 VALIDATION_ERROR for a bad filter', async () => {
     const admin = await createAdmin();
-    for (const query of ['?actorId=' + 'x'.repeat(101), '?since=soon', '?action=Bad', '?cursor=next', '?limit=1000']) {
+    for (const query of [`?actorId=${'x'.repeat(101)}`, '?since=soon', '?action=Bad', '?cursor=next', '?limit=1000']) {
       const answer = await adminLog(admin.token, query);
       expect(answer.status, query).toBe(400);
       expect(answer.body.error.code).toBe('VALIDATION_ERROR');

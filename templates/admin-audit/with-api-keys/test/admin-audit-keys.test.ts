@@ -15,7 +15,11 @@ describe('GET /api/admin/audit-log with an API key', () => {
   it("refuses an admin's own key, whatever its scopes (403 SESSION_REQUIRED)", async () => {
     const admin = await createUserWithToken(app, uniqueEmail('admin'));
     await setRole(app.context, admin.user.id, 'admin');
-    const made = await call(app, '/api/auth/api-keys', { method: 'POST', token: admin.token, json: { name: 'ops script', scopes: ['profile:read', 'orgs:read', 'orgs:write'] } });
+    const made = await call(app, '/api/auth/api-keys', {
+      method: 'POST',
+      token: admin.token,
+      json: { name: 'ops script', scopes: ['profile:read', 'orgs:read', 'orgs:write'] },
+    });
     expect(made.status).toBe(201);
     const refused = await call(app, '/api/admin/audit-log', { token: made.body.key });
     expect(refused.status).toBe(403);

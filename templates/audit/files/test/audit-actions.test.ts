@@ -32,7 +32,17 @@ async function inAChange(event: Parameters<typeof recordEvent>[2]): Promise<{ er
 
 describe('declared actions', () => {
   it('declares every action the base records, each a lowercase name.verb the filters accept, once', () => {
-    for (const action of ['auth.registered', 'auth.signed_in', 'auth.sign_in_failed', 'auth.signed_out', 'session.ended', 'session.refresh_reuse_detected', 'account.taken_over', 'account.deleted', 'account.exported']) {
+    for (const action of [
+      'auth.registered',
+      'auth.signed_in',
+      'auth.sign_in_failed',
+      'auth.signed_out',
+      'session.ended',
+      'session.refresh_reuse_detected',
+      'account.taken_over',
+      'account.deleted',
+      'account.exported',
+    ]) {
       expect(AUDIT_ACTIONS).toContain(action);
     }
     for (const action of AUDIT_ACTIONS) expect(action).toMatch(/^[a-z_]+\.[a-z_]+$/);
@@ -48,7 +58,10 @@ describe('declared actions', () => {
   });
 
   it('records a declared action in the same transaction as its change', async () => {
-    const { error, email } = await inAChange({ action: 'account.exported', metadata: { method: 'password', reason: 'invalid_credentials', sessionId: 'abc' } });
+    const { error, email } = await inAChange({
+      action: 'account.exported',
+      metadata: { method: 'password', reason: 'invalid_credentials', sessionId: 'abc' },
+    });
     expect(error).toBeUndefined();
     const user = await app.context.prisma.user.findUniqueOrThrow({ where: { email } });
     expect((await auditRows(app, { targetId: user.id })).map((row) => row.action)).toEqual(['account.exported']);
@@ -56,15 +69,29 @@ describe('declared actions', () => {
 });
 
 describe('metadata', () => {
-  it.each(['password', 'newPassword', 'token', 'refreshToken', 'mfaToken', 'secret', 'clientSecret', 'code', 'recoveryCode', 'recoveryCodes', 'tokenHash', 'keyHash', 'key', 'apiKey', 'totpCode', 'otp'])(
-    'refuses the secret-like key %s, and the change rolls back',
-    async (key) => {
-      const before = await app.context.prisma.auditEvent.count();
-      const { error, email } = await inAChange({ action: 'account.exported', metadata: { [key]: 'value' } });
-      expect(String(error)).toMatch(new RegExp(`carries '${key}' in its metadata`));
-      expect(String(error)).not.toContain('value');
-      expect(await app.context.prisma.user.count({ where: { email } })).toBe(0);
-      expect(await app.context.prisma.auditEvent.count()).toBe(before);
-    },
-  );
+  it.each([
+    'password',
+    'newPassword',
+    'token',
+    'refreshToken',
+    'mfaToken',
+    'secret',
+    'clientSecret',
+    'code',
+    'recoveryCode',
+    'recoveryCodes',
+    'tokenHash',
+    'keyHash',
+    'key',
+    'apiKey',
+    'totpCode',
+    'otp',
+  ])('refuses the secret-like key %s, and the change rolls back', async (key) => {
+    const before = await app.context.prisma.auditEvent.count();
+    const { error, email } = await inAChange({ action: 'account.exported', metadata: { [key]: 'value' } });
+    expect(String(error)).toMatch(new RegExp(`carries '${key}' in its metadata`));
+    expect(String(error)).not.toContain('value');
+    expect(await app.context.prisma.user.count({ where: { email } })).toBe(0);
+    expect(await app.context.prisma.auditEvent.count()).toBe(before);
+  });
 });

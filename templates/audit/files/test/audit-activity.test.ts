@@ -49,7 +49,10 @@ describe('whose events', () => {
       const answer = await activity(attacker.token, query);
       expect(answer.status, query).toBe(200);
       const ids = answer.body.events.map((event: { id: string }) => event.id);
-      expect(ids.filter((id: string) => victimEvents.includes(id)), query).toEqual([]);
+      expect(
+        ids.filter((id: string) => victimEvents.includes(id)),
+        query,
+      ).toEqual([]);
       for (const event of answer.body.events) expect([event.actor.id, event.target?.id], query).toContain(attacker.user.id);
     }
   });
@@ -64,11 +67,20 @@ describe('whose events', () => {
     const { user, token } = await createUserWithToken(app);
     // Done by the user: an export. Done to the user by someone else: an admin's (or the app's) action.
     expect((await call(app, '/api/auth/account/export', { token, headers: { 'user-agent': 'activity agent' } })).status).toBe(200);
-    await recordEvent(app.context, app.context.prisma, { action: 'session.ended', actor: { type: 'system', id: null }, target: userRef(user.id), metadata: { otherSessions: 0 } });
+    await recordEvent(app.context, app.context.prisma, {
+      action: 'session.ended',
+      actor: { type: 'system', id: null },
+      target: userRef(user.id),
+      metadata: { otherSessions: 0 },
+    });
     const answer = await activity(token);
     expect(answer.status).toBe(200);
     expect(answer.body.nextCursor).toBeNull();
-    expect(answer.body.events.map((event: { action: string }) => event.action)).toEqual(['session.ended', 'account.exported', 'auth.signed_in']);
+    expect(answer.body.events.map((event: { action: string }) => event.action)).toEqual([
+      'session.ended',
+      'account.exported',
+      'auth.signed_in',
+    ]);
     const exported = answer.body.events[1];
     expect(exported).toEqual({
       id: expect.any(String),
@@ -106,7 +118,12 @@ describe('pages and filters', () => {
 
     const again = await allPages(token, {}, 2);
     expect(again.map((page) => page.length)).toEqual([2, 2, 2, 2]);
-    expect(again.flat().map((event) => event.id).slice(1)).toEqual(everything);
+    expect(
+      again
+        .flat()
+        .map((event) => event.id)
+        .slice(1),
+    ).toEqual(everything);
   });
 
   it('filters by action', async () => {
@@ -152,7 +169,10 @@ describe('pages and filters', () => {
       const answer = await activity(token, query);
       expect(answer.status, query).toBe(400);
       expect(answer.body.error.code, query).toBe('VALIDATION_ERROR');
-      expect(answer.body.error.details.map((detail: { path: string }) => detail.path), query).toContain(path);
+      expect(
+        answer.body.error.details.map((detail: { path: string }) => detail.path),
+        query,
+      ).toContain(path);
     }
   });
 });

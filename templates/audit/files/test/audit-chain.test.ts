@@ -73,7 +73,10 @@ describe('npm run audit:verify', () => {
     // (or, for the last event, to the chain's end).
     for (const rewrite of [victim, events.at(-1)!]) {
       const rewritten = { ...columnsOf(rewrite), ip: '198.51.100.2' };
-      await app.context.prisma.auditEvent.update({ where: { id: rewrite.id }, data: { ip: rewritten.ip, hash: hashEvent(rewrite.prevHash, rewritten) } });
+      await app.context.prisma.auditEvent.update({
+        where: { id: rewrite.id },
+        data: { ip: rewritten.ip, hash: hashEvent(rewrite.prevHash, rewritten) },
+      });
       const broken = await runAuditVerify(app);
       expect(broken.code).toBe(1);
       expect(broken.stderr).toContain(`event #${rewrite.seq} (${rewrite.id}) was changed`);
@@ -125,7 +128,12 @@ describe('pruning', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() - daysAgo * DAY_MS);
     try {
-      for (let i = 0; i < count; i++) await recordEvent(target.context, target.context.prisma, { action: 'account.exported', actor: userRef(userId), target: userRef(userId) });
+      for (let i = 0; i < count; i++)
+        await recordEvent(target.context, target.context.prisma, {
+          action: 'account.exported',
+          actor: userRef(userId),
+          target: userRef(userId),
+        });
     } finally {
       vi.useRealTimers();
     }

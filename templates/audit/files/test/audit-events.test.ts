@@ -69,7 +69,9 @@ describe('the events of the sessions and account routes', () => {
   it('records POST /api/auth/logout-all as auth.signed_out everywhere', async () => {
     const { user, token } = await signedIn();
     await anotherSession(app, user.id);
-    expect((await call(app, '/api/auth/logout-all', { method: 'POST', token, headers: clientHeaders('logout-all agent') })).status).toBe(204);
+    expect((await call(app, '/api/auth/logout-all', { method: 'POST', token, headers: clientHeaders('logout-all agent') })).status).toBe(
+      204,
+    );
     expectEvent(await onlyEvent(app, 'auth.signed_out', { targetId: user.id }), {
       actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
@@ -82,7 +84,11 @@ describe('the events of the sessions and account routes', () => {
     const { user, token } = await signedIn();
     const other = await anotherSession(app, user.id);
     const third = await anotherSession(app, user.id);
-    const one = await call(app, `/api/auth/sessions/${other.sessionId}`, { method: 'DELETE', token, headers: clientHeaders('device list') });
+    const one = await call(app, `/api/auth/sessions/${other.sessionId}`, {
+      method: 'DELETE',
+      token,
+      headers: clientHeaders('device list'),
+    });
     expect(one.status).toBe(204);
     expectEvent(await onlyEvent(app, 'session.ended', { targetId: user.id }), {
       actor: { type: 'user', id: user.id },
@@ -101,7 +107,10 @@ describe('the events of the sessions and account routes', () => {
     const victim = await signedIn();
     const attacker = await signedIn();
     const before = await app.context.prisma.auditEvent.count();
-    const refused = await call(app, `/api/auth/sessions/${await sessionIdOf(app, victim.token)}`, { method: 'DELETE', token: attacker.token });
+    const refused = await call(app, `/api/auth/sessions/${await sessionIdOf(app, victim.token)}`, {
+      method: 'DELETE',
+      token: attacker.token,
+    });
     expect(refused.status).toBe(404);
     expect(await app.context.prisma.auditEvent.count()).toBe(before);
     expect(await auditRows(app, { action: 'session.ended', targetId: victim.user.id })).toEqual([]);
@@ -125,7 +134,9 @@ describe('the events of the sessions and account routes', () => {
       metadata: { sessionId },
     });
     // A plain refresh is no security event.
-    expect(await auditRows(app, { targetId: user.id, action: { notIn: ['auth.signed_in', 'session.refresh_reuse_detected'] } })).toEqual([]);
+    expect(await auditRows(app, { targetId: user.id, action: { notIn: ['auth.signed_in', 'session.refresh_reuse_detected'] } })).toEqual(
+      [],
+    );
   });
 
   it('records an export as account.exported, and the export holds the user’s own events', async () => {
@@ -142,7 +153,12 @@ describe('the events of the sessions and account routes', () => {
 
   it('records a deletion as account.deleted, and keeps the event after the user is gone', async () => {
     const { user, token } = await signedIn();
-    const deleted = await call(app, '/api/auth/account', { method: 'DELETE', token, json: { confirm: user.email }, headers: clientHeaders('delete agent') });
+    const deleted = await call(app, '/api/auth/account', {
+      method: 'DELETE',
+      token,
+      json: { confirm: user.email },
+      headers: clientHeaders('delete agent'),
+    });
     expect(deleted.status).toBe(204);
     expect(await app.context.prisma.user.count({ where: { id: user.id } })).toBe(0);
     expectEvent(await onlyEvent(app, 'account.deleted', { targetId: user.id }), {
@@ -167,13 +183,19 @@ describe('the events of the sessions and account routes', () => {
 describe('the address by the TRUST_PROXY rules', () => {
   it('ignores X-Forwarded-For when no proxy is trusted: a client cannot pick its own address', async () => {
     const { user, token } = await signedIn();
-    expect((await call(app, '/api/auth/logout', { method: 'POST', token, headers: clientHeaders('spoofer', '203.0.113.66') })).status).toBe(204);
+    expect((await call(app, '/api/auth/logout', { method: 'POST', token, headers: clientHeaders('spoofer', '203.0.113.66') })).status).toBe(
+      204,
+    );
     expect((await onlyEvent(app, 'auth.signed_out', { targetId: user.id })).ip).toBe('127.0.0.1');
   });
 
   it('takes the address the trusted proxy saw (the last hop), never one the client added in front', async () => {
     const { user, token } = await signedIn(proxied);
-    const logout = await call(proxied, '/api/auth/logout', { method: 'POST', token, headers: clientHeaders('behind a proxy', '198.51.100.7, 203.0.113.5') });
+    const logout = await call(proxied, '/api/auth/logout', {
+      method: 'POST',
+      token,
+      headers: clientHeaders('behind a proxy', '198.51.100.7, 203.0.113.5'),
+    });
     expect(logout.status).toBe(204);
     expect((await onlyEvent(proxied, 'auth.signed_out', { targetId: user.id })).ip).toBe('203.0.113.5');
   });

@@ -82,7 +82,8 @@ async function logoutEvent(app: TestApp): Promise<string> {
   return (await auditRows(app, { action: 'auth.signed_out', targetId: user.id }))[0]!.id;
 }
 
-const requestsFor = (receiver: Receiver, eventId: string) => receiver.received.filter((request) => request.headers['webhook-id'] === eventId);
+const requestsFor = (receiver: Receiver, eventId: string) =>
+  receiver.received.filter((request) => request.headers['webhook-id'] === eventId);
 
 /**
  * Stands for time passing: the failed delivery's next attempt, scheduled minutes ahead by the
@@ -111,7 +112,10 @@ describe('delivery beside requests', () => {
 
   it('POSTs each event with webhook-id, webhook-timestamp and a signature that verifies with the standard algorithm', async () => {
     const eventId = await logoutEvent(app);
-    const [request] = await eventually(async () => requestsFor(receiver, eventId).length === 1 && requestsFor(receiver, eventId), 'the event at the receiver');
+    const [request] = await eventually(
+      async () => requestsFor(receiver, eventId).length === 1 && requestsFor(receiver, eventId),
+      'the event at the receiver',
+    );
     const row = (await auditRows(app, { id: eventId }))[0]!;
     expect(request!.method).toBe('POST');
     expect(request!.path).toBe('/hooks/audit');
@@ -121,7 +125,9 @@ describe('delivery beside requests', () => {
     expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(300);
     expect(request!.headers['webhook-signature']).toBe(expectedSignature(SECRET, eventId, timestamp, request!.body));
     // Another secret's signature is not it: the check above is not vacuous.
-    expect(request!.headers['webhook-signature']).not.toBe(expectedSignature(`whsec_${randomBytes(32).toString('base64')}`, eventId, timestamp, request!.body));
+    expect(request!.headers['webhook-signature']).not.toBe(
+      expectedSignature(`whsec_${randomBytes(32).toString('base64')}`, eventId, timestamp, request!.body),
+    );
     expect(JSON.parse(request!.body)).toEqual({
       type: 'auth.signed_out',
       timestamp: row.occurredAt.toISOString(),
@@ -146,13 +152,10 @@ describe('delivery beside requests', () => {
     receiver.answers.push(500, 503, 502);
     const eventId = await logoutEvent(app);
     for (let failures = 1; failures <= 3; failures++) {
-      const waiting = await eventually(
-        async () => {
-          const row = await app.context.prisma.auditDelivery.findUnique({ where: { eventId } });
-          return row?.attempts === failures && row.lockedUntil === null ? row : undefined;
-        },
-        `failed attempt ${failures}`,
-      );
+      const waiting = await eventually(async () => {
+        const row = await app.context.prisma.auditDelivery.findUnique({ where: { eventId } });
+        return row?.attempts === failures && row.lockedUntil === null ? row : undefined;
+      }, `failed attempt ${failures}`);
       expect(waiting.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
       expect(waiting.lastError).toContain('answered 5');
       await timePasses(app, eventId);
@@ -162,7 +165,9 @@ describe('delivery beside requests', () => {
     const attempts = requestsFor(receiver, eventId);
     expect(attempts.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId, eventId, eventId]);
     for (const request of attempts) {
-      expect(request.headers['webhook-signature']).toBe(expectedSignature(SECRET, eventId, String(request.headers['webhook-timestamp']), request.body));
+      expect(request.headers['webhook-signature']).toBe(
+        expectedSignature(SECRET, eventId, String(request.headers['webhook-timestamp']), request.body),
+      );
     }
     expect(new Set(attempts.map((request) => request.body)).size).toBe(1);
   }, 40_000);
@@ -170,12 +175,19 @@ describe('delivery beside requests', () => {
   it('a receiver that hangs does not hold up requests: sign-outs answer while it keeps a delivery open', async () => {
     receiver.answers.push('hang');
     const held = await logoutEvent(app);
-    await eventually(async () => receiver.hanging.length === 1 && requestsFor(receiver, held).length === 1, 'the receiver to hold a delivery');
+    await eventually(
+      async () => receiver.hanging.length === 1 && requestsFor(receiver, held).length === 1,
+      'the receiver to hold a delivery',
+    );
     // Requests that record events complete while the receiver still holds the delivery.
     for (let i = 0; i < 3; i++) await logoutEvent(app);
     expect(receiver.hanging).toHaveLength(1);
     receiver.hanging.shift()!.writeHead(200).end();
-    await eventually(async () => (await app.context.prisma.auditDelivery.count()) === 0, 'every event delivered after the receiver answers', 20_000);
+    await eventually(
+      async () => (await app.context.prisma.auditDelivery.count()) === 0,
+      'every event delivered after the receiver answers',
+      20_000,
+    );
   }, 40_000);
 });
 
@@ -232,7 +244,12 @@ describe('the outbox and its retries', () => {
     await receiver.close();
     const first = startWebhookDelivery(app.context);
     const events = [await logoutEvent(app), await logoutEvent(app), await logoutEvent(app)];
-    await eventually(async () => (await app.context.prisma.auditDelivery.count({ where: { eventId: { in: events }, attempts: { gte: 1 }, lockedUntil: null } })) === 3, 'the failed attempts');
+    await eventually(
+      async () =>
+        (await app.context.prisma.auditDelivery.count({ where: { eventId: { in: events }, attempts: { gte: 1 }, lockedUntil: null } })) ===
+        3,
+      'the failed attempts',
+    );
     // The instance stops (a restart); the receiver comes back; a new instance on the same database takes over.
     await first.stop();
     receiver = await startReceiver(port);
@@ -241,7 +258,10 @@ describe('the outbox and its retries', () => {
     try {
       for (const eventId of events) await timePasses(app, eventId);
       await eventually(async () => events.every((eventId) => requestsFor(receiver, eventId).length === 1), 'every event at the receiver');
-      await eventually(async () => (await app.context.prisma.auditDelivery.count({ where: { eventId: { in: events } } })) === 0, 'the outbox to empty');
+      await eventually(
+        async () => (await app.context.prisma.auditDelivery.count({ where: { eventId: { in: events } } })) === 0,
+        'the outbox to empty',
+      );
     } finally {
       await second.stop();
       await restarted.close();
@@ -254,7 +274,9 @@ describe('configuration', () => {
 
   it('refuses a secret that is not whsec_ and base64, naming the variable', () => {
     for (const secret of ['plain-secret', 'whsec_short', 'whsec_not base64 at all!!!!!!!!!!!!!!!!!!!!!!!!']) {
-      expect(() => loadConfig({ ...base, AUDIT_WEBHOOK_URL: 'https://siem.example.com/in', AUDIT_WEBHOOK_SECRET: secret })).toThrow(/AUDIT_WEBHOOK_SECRET/);
+      expect(() => loadConfig({ ...base, AUDIT_WEBHOOK_URL: 'https://siem.example.com/in', AUDIT_WEBHOOK_SECRET: secret })).toThrow(
+        /AUDIT_WEBHOOK_SECRET/,
+      );
     }
   });
 
@@ -264,7 +286,10 @@ describe('configuration', () => {
   });
 
   /** Starts the real server (src/server.ts) in production with `env`; resolves when it listens (then stops it) or exits. */
-  async function startServer(app: TestApp, env: Record<string, string>): Promise<{ listened: boolean; code: number | null; output: string }> {
+  async function startServer(
+    app: TestApp,
+    env: Record<string, string>,
+  ): Promise<{ listened: boolean; code: number | null; output: string }> {
     const free = await startReceiver();
     await free.close();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {

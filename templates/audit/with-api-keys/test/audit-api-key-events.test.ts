@@ -17,7 +17,12 @@ afterAll(async () => {
 async function withKey(scopes?: string[]) {
   const account = await createUserWithToken(app, uniqueEmail('keys'));
   secrets.add(account.token, account.refreshToken);
-  const made = await call(app, '/api/auth/api-keys', { method: 'POST', token: account.token, json: { name: 'CI', ...(scopes ? { scopes } : {}) }, headers: clientHeaders('key maker') });
+  const made = await call(app, '/api/auth/api-keys', {
+    method: 'POST',
+    token: account.token,
+    json: { name: 'CI', ...(scopes ? { scopes } : {}) },
+    headers: clientHeaders('key maker'),
+  });
   expect(made.status).toBe(201);
   secrets.addFrom(made.body);
   return { ...account, key: made.body.key as string, keyId: made.body.apiKey.id as string };
@@ -26,10 +31,18 @@ async function withKey(scopes?: string[]) {
 describe('API key events', () => {
   it('records a key made and deleted by its user, naming the key, never its secret', async () => {
     const { user, token, keyId } = await withKey(['profile:read']);
-    expect((await call(app, `/api/auth/api-keys/${keyId}`, { method: 'DELETE', token, headers: clientHeaders('key remover') })).status).toBe(204);
+    expect(
+      (await call(app, `/api/auth/api-keys/${keyId}`, { method: 'DELETE', token, headers: clientHeaders('key remover') })).status,
+    ).toBe(204);
     const byUser = { type: 'user', id: user.id };
     const target = { type: 'apiKey', id: keyId };
-    expectEvent(await onlyEvent(app, 'api_key.created', { targetId: keyId }), { actor: byUser, target, ip: '127.0.0.1', userAgent: 'key maker', metadata: { name: 'CI', scopes: 'profile:read' } });
+    expectEvent(await onlyEvent(app, 'api_key.created', { targetId: keyId }), {
+      actor: byUser,
+      target,
+      ip: '127.0.0.1',
+      userAgent: 'key maker',
+      metadata: { name: 'CI', scopes: 'profile:read' },
+    });
     expectEvent(await onlyEvent(app, 'api_key.deleted', { targetId: keyId }), { actor: byUser, target, userAgent: 'key remover' });
   });
 

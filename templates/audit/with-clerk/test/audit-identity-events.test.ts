@@ -35,15 +35,33 @@ function clerkUser(email: string): string {
   const id = `user_audit${++users}`;
   stub.answer(`/v1/users/${id}`, {
     status: 200,
-    json: { id, first_name: 'Ada', last_name: 'Lovelace', primary_email_address_id: 'idn_1', email_addresses: [{ id: 'idn_1', email_address: email, verification: { status: 'verified' } }] },
+    json: {
+      id,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      primary_email_address_id: 'idn_1',
+      email_addresses: [{ id: 'idn_1', email_address: email, verification: { status: 'verified' } }],
+    },
   });
   return id;
 }
 
 async function exchange(sub: string, claims: Record<string, unknown> = {}) {
-  const token = await key.sign({ iss: ISSUER, sub, azp: 'http://app.test', sid: 'sess_audit', iat: now(), nbf: now() - 10, exp: now() + 60, ...claims });
+  const token = await key.sign({
+    iss: ISSUER,
+    sub,
+    azp: 'http://app.test',
+    sid: 'sess_audit',
+    iat: now(),
+    nbf: now() - 10,
+    exp: now() + 60,
+    ...claims,
+  });
   secrets.add(token);
-  const answer = await call(app, '/api/auth/clerk/exchange', { method: 'POST', headers: { authorization: `Bearer ${token}`, ...clientHeaders('clerk front end') } });
+  const answer = await call(app, '/api/auth/clerk/exchange', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...clientHeaders('clerk front end') },
+  });
   secrets.addFrom(answer.body);
   return answer;
 }
@@ -68,11 +86,25 @@ describe('identity events', () => {
     const linked = await auditRows(app, { action: 'identity.linked', targetId: existing.user.id });
     const identities = await app.context.prisma.account.findMany({ where: { userId: existing.user.id }, orderBy: { createdAt: 'asc' } });
     expect(linked).toHaveLength(2);
-    expectEvent(linked[0]!, { actor: self, target: self, userAgent: 'clerk front end', metadata: { provider: 'clerk', identityId: identities[0]!.id } });
-    const unlinked = await call(app, `/api/auth/identities/${identities[0]!.id}`, { method: 'DELETE', token: existing.token, headers: clientHeaders('account page') });
+    expectEvent(linked[0]!, {
+      actor: self,
+      target: self,
+      userAgent: 'clerk front end',
+      metadata: { provider: 'clerk', identityId: identities[0]!.id },
+    });
+    const unlinked = await call(app, `/api/auth/identities/${identities[0]!.id}`, {
+      method: 'DELETE',
+      token: existing.token,
+      headers: clientHeaders('account page'),
+    });
     expect(unlinked.status).toBe(204);
     const [event] = await auditRows(app, { action: 'identity.unlinked', targetId: existing.user.id });
-    expectEvent(event!, { actor: self, target: self, userAgent: 'account page', metadata: { provider: 'clerk', identityId: identities[0]!.id } });
+    expectEvent(event!, {
+      actor: self,
+      target: self,
+      userAgent: 'account page',
+      metadata: { provider: 'clerk', identityId: identities[0]!.id },
+    });
   });
 
   it('records a refused Clerk token as a failed sign-in of method clerk', async () => {

@@ -19,7 +19,11 @@ const AGENT = 'password-events agent/2.0';
 
 async function register(email = uniqueEmail('password'), password = `passphrase ${Math.random().toString(36).slice(2)}`) {
   secrets.add(password);
-  const answer = await call(app, '/api/auth/register', { method: 'POST', json: { email, password, name: 'Ada' }, headers: clientHeaders(AGENT) });
+  const answer = await call(app, '/api/auth/register', {
+    method: 'POST',
+    json: { email, password, name: 'Ada' },
+    headers: clientHeaders(AGENT),
+  });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   secrets.addFrom(answer.body);
   return { email, password, userId: answer.body.user.id as string, token: answer.body.token as string };
@@ -52,9 +56,21 @@ describe('sign-up and sign-in', () => {
     const { userId } = await register();
     const [registered, signedIn] = await auditRows(app, { targetId: userId });
     expect(registered!.action).toBe('auth.registered');
-    expectEvent(registered!, { actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, ip: '127.0.0.1', userAgent: AGENT, metadata: { method: 'password' } });
+    expectEvent(registered!, {
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      ip: '127.0.0.1',
+      userAgent: AGENT,
+      metadata: { method: 'password' },
+    });
     expect(signedIn!.action).toBe('auth.signed_in');
-    expectEvent(signedIn!, { actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, ip: '127.0.0.1', userAgent: AGENT, metadata: { method: 'password', secondFactor: null } });
+    expectEvent(signedIn!, {
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      ip: '127.0.0.1',
+      userAgent: AGENT,
+      metadata: { method: 'password', secondFactor: null },
+    });
   });
 
   it('records a password sign-in with its method and session', async () => {
@@ -64,7 +80,12 @@ describe('sign-up and sign-in', () => {
     const sessions = await app.context.prisma.session.findMany({ where: { userId }, orderBy: { createdAt: 'asc' } });
     const events = await auditRows(app, { action: 'auth.signed_in', targetId: userId });
     expect(events).toHaveLength(2);
-    expectEvent(events[1]!, { actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, userAgent: 'second browser', metadata: { method: 'password', sessionId: sessions[1]!.id } });
+    expectEvent(events[1]!, {
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      userAgent: 'second browser',
+      metadata: { method: 'password', sessionId: sessions[1]!.id },
+    });
   });
 
   it("records a wrong password as auth.sign_in_failed against the account, without the attempt's password", async () => {
@@ -87,7 +108,11 @@ describe('sign-up and sign-in', () => {
     expect(answer.status).toBe(401);
     const rows = await auditRows(app, { seq: { gt: before } });
     expect(rows.map((row) => row.action)).toEqual(['auth.sign_in_failed']);
-    expectEvent(rows[0]!, { actor: { type: 'user', id: null }, target: null, metadata: { method: 'password', reason: 'invalid_credentials' } });
+    expectEvent(rows[0]!, {
+      actor: { type: 'user', id: null },
+      target: null,
+      metadata: { method: 'password', reason: 'invalid_credentials' },
+    });
     expect(JSON.stringify(rows[0])).not.toContain(typed);
   });
 });
@@ -97,7 +122,12 @@ describe('password changes and resets', () => {
     const { password, userId, token } = await register();
     const newPassword = 'a changed passphrase for audit';
     secrets.add(newPassword);
-    const changed = await call(app, '/api/auth/password/change', { method: 'POST', token, json: { currentPassword: password, newPassword }, headers: clientHeaders('change agent') });
+    const changed = await call(app, '/api/auth/password/change', {
+      method: 'POST',
+      token,
+      json: { currentPassword: password, newPassword },
+      headers: clientHeaders('change agent'),
+    });
     expect(changed.status).toBe(200);
     secrets.addFrom(changed.body);
     expectEvent(await onlyEvent(app, 'password.changed', { targetId: userId }), {
@@ -106,7 +136,12 @@ describe('password changes and resets', () => {
       ip: '127.0.0.1',
       userAgent: 'change agent',
     });
-    expect((await auditRows(app, { targetId: userId })).map((row) => row.action)).toEqual(['auth.registered', 'auth.signed_in', 'password.changed', 'auth.signed_in']);
+    expect((await auditRows(app, { targetId: userId })).map((row) => row.action)).toEqual([
+      'auth.registered',
+      'auth.signed_in',
+      'password.changed',
+      'auth.signed_in',
+    ]);
   });
 
   it('records a reset through the mailed link as password.reset, and a used link as a failed sign-in', async () => {
@@ -116,29 +151,49 @@ describe('password changes and resets', () => {
     const token = await resetToken(email);
     const password = 'the reset passphrase here';
     secrets.add(password);
-    const reset = await call(app, '/api/auth/password/reset', { method: 'POST', json: { token, password }, headers: clientHeaders('reset agent') });
+    const reset = await call(app, '/api/auth/password/reset', {
+      method: 'POST',
+      json: { token, password },
+      headers: clientHeaders('reset agent'),
+    });
     expect(reset.status).toBe(200);
     secrets.addFrom(reset.body);
-    expectEvent(await onlyEvent(app, 'password.reset', { targetId: userId }), { actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, userAgent: 'reset agent' });
+    expectEvent(await onlyEvent(app, 'password.reset', { targetId: userId }), {
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      userAgent: 'reset agent',
+    });
     expect(await auditRows(app, { action: 'account.taken_over', targetId: userId })).toEqual([]);
 
     const before = await app.context.prisma.auditEvent.count();
     const again = await call(app, '/api/auth/password/reset', { method: 'POST', json: { token, password: 'yet another passphrase' } });
     expect(again.status).toBe(401);
     const [failed] = await auditRows(app, { seq: { gt: before } });
-    expectEvent(failed!, { actor: { type: 'user', id: null }, target: null, metadata: { method: 'password_reset', reason: 'invalid_token' } });
+    expectEvent(failed!, {
+      actor: { type: 'user', id: null },
+      target: null,
+      metadata: { method: 'password_reset', reason: 'invalid_token' },
+    });
   });
 
   it('records the reset of an unverified account as account.taken_over, then password.reset', async () => {
     const { email, userId } = await register();
     const token = await resetToken(email);
     secrets.add('the owner took it back');
-    const reset = await call(app, '/api/auth/password/reset', { method: 'POST', json: { token, password: 'the owner took it back' }, headers: clientHeaders('owner agent') });
+    const reset = await call(app, '/api/auth/password/reset', {
+      method: 'POST',
+      json: { token, password: 'the owner took it back' },
+      headers: clientHeaders('owner agent'),
+    });
     expect(reset.status).toBe(200);
     secrets.addFrom(reset.body);
     const actions = (await auditRows(app, { targetId: userId })).map((row) => row.action);
     expect(actions.slice(2)).toEqual(['account.taken_over', 'password.reset', 'auth.signed_in']);
-    expectEvent(await onlyEvent(app, 'account.taken_over', { targetId: userId }), { actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, userAgent: 'owner agent' });
+    expectEvent(await onlyEvent(app, 'account.taken_over', { targetId: userId }), {
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      userAgent: 'owner agent',
+    });
   });
 
   it('records a verification through the mailed link as email.verified, by the signed-in owner', async () => {
@@ -146,8 +201,15 @@ describe('password changes and resets', () => {
     const before = app.mails.length;
     expect((await call(app, '/api/auth/email/verify/send', { method: 'POST', token })).status).toBe(202);
     const link = await mailedToken(email, before, 'http://app.test/verify-email?token=');
-    expect((await call(app, '/api/auth/email/verify', { method: 'POST', token, json: { token: link }, headers: clientHeaders('verify agent') })).status).toBe(200);
-    expectEvent(await onlyEvent(app, 'email.verified', { targetId: userId }), { actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, userAgent: 'verify agent' });
+    expect(
+      (await call(app, '/api/auth/email/verify', { method: 'POST', token, json: { token: link }, headers: clientHeaders('verify agent') }))
+        .status,
+    ).toBe(200);
+    expectEvent(await onlyEvent(app, 'email.verified', { targetId: userId }), {
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      userAgent: 'verify agent',
+    });
   });
 });
 

@@ -49,7 +49,12 @@ describe('sign-in link events', () => {
     const before = await app.context.prisma.auditEvent.count();
     expect((await verify(token, 'replay agent')).status).toBe(401);
     const [failed] = await auditRows(app, { seq: { gt: before } });
-    expectEvent(failed!, { actor: { type: 'user', id: null }, target: null, userAgent: 'replay agent', metadata: { method: 'magic_link', reason: 'invalid_token' } });
+    expectEvent(failed!, {
+      actor: { type: 'user', id: null },
+      target: null,
+      userAgent: 'replay agent',
+      metadata: { method: 'magic_link', reason: 'invalid_token' },
+    });
   });
 
   it('records the take-over of a provisional account by the owner of the mailbox', async () => {
@@ -57,8 +62,16 @@ describe('sign-in link events', () => {
     secrets.add(squatter.token, squatter.refreshToken);
     expect((await verify(await requestLink(squatter.user.email), 'owner agent')).status).toBe(200);
     const self = { type: 'user', id: squatter.user.id };
-    expectEvent(await onlyEvent(app, 'account.taken_over', { targetId: squatter.user.id }), { actor: self, target: self, userAgent: 'owner agent' });
-    expect((await auditRows(app, { targetId: squatter.user.id })).map((row) => row.action)).toEqual(['auth.signed_in', 'account.taken_over', 'auth.signed_in']);
+    expectEvent(await onlyEvent(app, 'account.taken_over', { targetId: squatter.user.id }), {
+      actor: self,
+      target: self,
+      userAgent: 'owner agent',
+    });
+    expect((await auditRows(app, { targetId: squatter.user.id })).map((row) => row.action)).toEqual([
+      'auth.signed_in',
+      'account.taken_over',
+      'auth.signed_in',
+    ]);
   });
 });
 

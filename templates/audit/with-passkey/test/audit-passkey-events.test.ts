@@ -44,12 +44,36 @@ function create(options: { challenge: string; rp: { id: string }; user: { id: st
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = publicKey.export({ format: 'jwk' });
   const id = randomBytes(32);
-  const cose = cbor(new Map<number, Cbor>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+  const cose = cbor(
+    new Map<number, Cbor>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, Buffer.from(jwk.x!, 'base64url')],
+      [-3, Buffer.from(jwk.y!, 'base64url')],
+    ]),
+  );
   const idLength = Buffer.alloc(2);
   idLength.writeUInt16BE(id.length);
-  const authData = Buffer.concat([sha256(options.rp.id), Buffer.from([0x01 | 0x04 | 0x40]), Buffer.alloc(4), Buffer.alloc(16), idLength, id, cose]);
-  const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: ORIGIN, crossOrigin: false }));
-  const attestationObject = cbor(new Map<string, Cbor>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+  const authData = Buffer.concat([
+    sha256(options.rp.id),
+    Buffer.from([0x01 | 0x04 | 0x40]),
+    Buffer.alloc(4),
+    Buffer.alloc(16),
+    idLength,
+    id,
+    cose,
+  ]);
+  const clientDataJSON = Buffer.from(
+    JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: ORIGIN, crossOrigin: false }),
+  );
+  const attestationObject = cbor(
+    new Map<string, Cbor>([
+      ['fmt', 'none'],
+      ['attStmt', new Map()],
+      ['authData', authData],
+    ]),
+  );
   return {
     credential: { id, userHandle: options.user.id, privateKey, counter: 0 },
     response: {
@@ -68,14 +92,21 @@ function get(options: { challenge: string; rpId: string }, credential: Credentia
   const counter = Buffer.alloc(4);
   counter.writeUInt32BE(credential.counter);
   const authData = Buffer.concat([sha256(options.rpId), Buffer.from([0x01 | 0x04]), counter]);
-  const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: ORIGIN, crossOrigin: false }));
+  const clientDataJSON = Buffer.from(
+    JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: ORIGIN, crossOrigin: false }),
+  );
   const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), signWith);
   return {
     id: b64url(credential.id),
     rawId: b64url(credential.id),
     type: 'public-key',
     clientExtensionResults: {},
-    response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+    response: {
+      clientDataJSON: b64url(clientDataJSON),
+      authenticatorData: b64url(authData),
+      signature: b64url(signature),
+      userHandle: credential.userHandle,
+    },
   };
 }
 
@@ -83,14 +114,23 @@ async function addPasskey(token: string, name: string, agent = 'passkey agent') 
   const options = await call(app, '/api/auth/passkey/register/options', { method: 'POST', token });
   expect(options.status).toBe(200);
   const { credential, response } = create(options.body);
-  const added = await call(app, '/api/auth/passkey/register/verify', { method: 'POST', token, json: { response, name }, headers: clientHeaders(agent) });
+  const added = await call(app, '/api/auth/passkey/register/verify', {
+    method: 'POST',
+    token,
+    json: { response, name },
+    headers: clientHeaders(agent),
+  });
   expect(added.status, JSON.stringify(added.body)).toBe(201);
   return { credential, passkeyId: added.body.passkey.id as string };
 }
 
 async function signInWith(credential: Credential, signWith?: KeyObject) {
   const options = await call(app, '/api/auth/passkey/login/options', { method: 'POST' });
-  const answer = await call(app, '/api/auth/passkey/login/verify', { method: 'POST', json: { response: get(options.body, credential, signWith) }, headers: clientHeaders('passkey sign-in') });
+  const answer = await call(app, '/api/auth/passkey/login/verify', {
+    method: 'POST',
+    json: { response: get(options.body, credential, signWith) },
+    headers: clientHeaders('passkey sign-in'),
+  });
   secrets.addFrom(answer.body);
   return answer;
 }
@@ -104,9 +144,23 @@ describe('passkey events', () => {
     const self = { type: 'user', id: user.id };
     const added = await auditRows(app, { action: 'passkey.added', targetId: user.id });
     expect(added).toHaveLength(2);
-    expectEvent(added[0]!, { actor: self, target: self, ip: '127.0.0.1', userAgent: 'passkey agent', metadata: { passkeyId: laptop.passkeyId, name: 'Laptop' } });
-    expect((await call(app, `/api/auth/passkeys/${laptop.passkeyId}`, { method: 'DELETE', token, headers: clientHeaders('remove agent') })).status).toBe(204);
-    expectEvent(await onlyEvent(app, 'passkey.removed', { targetId: user.id }), { actor: self, target: self, userAgent: 'remove agent', metadata: { passkeyId: laptop.passkeyId } });
+    expectEvent(added[0]!, {
+      actor: self,
+      target: self,
+      ip: '127.0.0.1',
+      userAgent: 'passkey agent',
+      metadata: { passkeyId: laptop.passkeyId, name: 'Laptop' },
+    });
+    expect(
+      (await call(app, `/api/auth/passkeys/${laptop.passkeyId}`, { method: 'DELETE', token, headers: clientHeaders('remove agent') }))
+        .status,
+    ).toBe(204);
+    expectEvent(await onlyEvent(app, 'passkey.removed', { targetId: user.id }), {
+      actor: self,
+      target: self,
+      userAgent: 'remove agent',
+      metadata: { passkeyId: laptop.passkeyId },
+    });
   });
 
   it('records a passkey sign-in, and a signature by another key as a failed one', async () => {
@@ -115,7 +169,12 @@ describe('passkey events', () => {
     const { credential } = await addPasskey(token, 'Key');
     expect((await signInWith(credential)).status).toBe(200);
     const signedIn = (await auditRows(app, { action: 'auth.signed_in', targetId: user.id })).at(-1)!;
-    expectEvent(signedIn, { actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, userAgent: 'passkey sign-in', metadata: { method: 'passkey' } });
+    expectEvent(signedIn, {
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      userAgent: 'passkey sign-in',
+      metadata: { method: 'passkey' },
+    });
 
     const before = await app.context.prisma.auditEvent.count();
     const forged = await signInWith(credential, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);

@@ -67,7 +67,12 @@ async function enrol(): Promise<Enrolled> {
   expect(setup.status).toBe(200);
   secrets.addFrom(setup.body);
   const account: Enrolled = { userId: user.id, token, secret: setup.body.secret, recoveryCodes: [], lastStep: -1 };
-  const enabled = await call(app, '/api/auth/2fa/enable', { method: 'POST', token, json: { code: nextCode(account) }, headers: clientHeaders('enable agent') });
+  const enabled = await call(app, '/api/auth/2fa/enable', {
+    method: 'POST',
+    token,
+    json: { code: nextCode(account) },
+    headers: clientHeaders('enable agent'),
+  });
   expect(enabled.status).toBe(200);
   secrets.addFrom(enabled.body);
   account.recoveryCodes = enabled.body.recoveryCodes;
@@ -88,21 +93,43 @@ describe('two-factor events', () => {
     const account = await enrol();
     const byUser = { type: 'user', id: account.userId };
     const target = { type: 'user', id: account.userId };
-    expectEvent(await onlyEvent(app, 'two_factor.enabled', { targetId: account.userId }), { actor: byUser, target, ip: '127.0.0.1', userAgent: 'enable agent' });
-    const renewed = await call(app, '/api/auth/2fa/recovery-codes', { method: 'POST', token: account.token, json: { code: nextCode(account) } });
+    expectEvent(await onlyEvent(app, 'two_factor.enabled', { targetId: account.userId }), {
+      actor: byUser,
+      target,
+      ip: '127.0.0.1',
+      userAgent: 'enable agent',
+    });
+    const renewed = await call(app, '/api/auth/2fa/recovery-codes', {
+      method: 'POST',
+      token: account.token,
+      json: { code: nextCode(account) },
+    });
     expect(renewed.status).toBe(200);
     secrets.addFrom(renewed.body);
     expectEvent(await onlyEvent(app, 'two_factor.recovery_codes_created', { targetId: account.userId }), { actor: byUser, target });
-    const disabled = await call(app, '/api/auth/2fa/disable', { method: 'POST', token: account.token, json: { recoveryCode: renewed.body.recoveryCodes[0] }, headers: clientHeaders('disable agent') });
+    const disabled = await call(app, '/api/auth/2fa/disable', {
+      method: 'POST',
+      token: account.token,
+      json: { recoveryCode: renewed.body.recoveryCodes[0] },
+      headers: clientHeaders('disable agent'),
+    });
     expect(disabled.status).toBe(200);
     secrets.addFrom(disabled.body);
-    expectEvent(await onlyEvent(app, 'two_factor.disabled', { targetId: account.userId }), { actor: byUser, target, userAgent: 'disable agent' });
+    expectEvent(await onlyEvent(app, 'two_factor.disabled', { targetId: account.userId }), {
+      actor: byUser,
+      target,
+      userAgent: 'disable agent',
+    });
   });
 
   it('records a wrong code at the second step as a failed sign-in against the account, and the right one as a sign-in with its second factor', async () => {
     const account = await enrol();
     const token = await mfaToken(account);
-    const wrong = await call(app, '/api/auth/2fa/verify', { method: 'POST', json: { mfaToken: token, code: wrongCode(account.secret) }, headers: clientHeaders('second step') });
+    const wrong = await call(app, '/api/auth/2fa/verify', {
+      method: 'POST',
+      json: { mfaToken: token, code: wrongCode(account.secret) },
+      headers: clientHeaders('second step'),
+    });
     expect(wrong.status).toBe(401);
     expectEvent(await onlyEvent(app, 'auth.sign_in_failed', { targetId: account.userId }), {
       actor: { type: 'user', id: null },
@@ -110,16 +137,28 @@ describe('two-factor events', () => {
       userAgent: 'second step',
       metadata: { method: 'second_factor', reason: 'invalid_code' },
     });
-    const passed = await call(app, '/api/auth/2fa/verify', { method: 'POST', json: { mfaToken: token, code: nextCode(account) }, headers: clientHeaders('second step') });
+    const passed = await call(app, '/api/auth/2fa/verify', {
+      method: 'POST',
+      json: { mfaToken: token, code: nextCode(account) },
+      headers: clientHeaders('second step'),
+    });
     expect(passed.status).toBe(200);
     secrets.addFrom(passed.body);
     const signedIn = (await auditRows(app, { action: 'auth.signed_in', targetId: account.userId })).at(-1)!;
-    expectEvent(signedIn, { actor: { type: 'user', id: account.userId }, target: { type: 'user', id: account.userId }, userAgent: 'second step', metadata: { method: 'password', secondFactor: 'totp' } });
+    expectEvent(signedIn, {
+      actor: { type: 'user', id: account.userId },
+      target: { type: 'user', id: account.userId },
+      userAgent: 'second step',
+      metadata: { method: 'password', secondFactor: 'totp' },
+    });
   });
 
   it('records a sign-in completed with a recovery code as such', async () => {
     const account = await enrol();
-    const passed = await call(app, '/api/auth/2fa/verify', { method: 'POST', json: { mfaToken: await mfaToken(account), recoveryCode: account.recoveryCodes[1] } });
+    const passed = await call(app, '/api/auth/2fa/verify', {
+      method: 'POST',
+      json: { mfaToken: await mfaToken(account), recoveryCode: account.recoveryCodes[1] },
+    });
     expect(passed.status).toBe(200);
     secrets.addFrom(passed.body);
     const signedIn = (await auditRows(app, { action: 'auth.signed_in', targetId: account.userId })).at(-1)!;

@@ -24,7 +24,11 @@ async function signedIn(name = 'org') {
 }
 
 async function createOrganization(token: string) {
-  const created = await call(app, '/api/organizations', { method: 'POST', token, json: { name: 'Audit Co', slug: `audit-co-${++counter}-${Date.now().toString(36)}` } });
+  const created = await call(app, '/api/organizations', {
+    method: 'POST',
+    token,
+    json: { name: 'Audit Co', slug: `audit-co-${++counter}-${Date.now().toString(36)}` },
+  });
   expect(created.status).toBe(201);
   return created.body.organization.id as string;
 }
@@ -32,11 +36,19 @@ async function createOrganization(token: string) {
 /** A user who joins the organization through an invite, in `role`. */
 async function join(orgId: string, ownerToken: string, role: 'member' | 'admin' = 'member') {
   const invitee = await signedIn(role);
-  const invited = await call(app, `/api/organizations/${orgId}/invite`, { method: 'POST', token: ownerToken, json: { email: invitee.user.email, role } });
+  const invited = await call(app, `/api/organizations/${orgId}/invite`, {
+    method: 'POST',
+    token: ownerToken,
+    json: { email: invitee.user.email, role },
+  });
   expect(invited.status).toBe(201);
   secrets.addFrom(invited.body);
   const inviteToken = invited.body.inviteUrl.split('/invite/')[1] as string;
-  const accepted = await call(app, `/api/organizations/invite/${inviteToken}/accept`, { method: 'POST', token: invitee.token, headers: clientHeaders('invitee agent') });
+  const accepted = await call(app, `/api/organizations/invite/${inviteToken}/accept`, {
+    method: 'POST',
+    token: invitee.token,
+    headers: clientHeaders('invitee agent'),
+  });
   expect(accepted.status).toBe(200);
   return { ...invitee, inviteId: invited.body.invite.id as string, memberId: accepted.body.member.id as string };
 }
@@ -77,9 +89,19 @@ describe('who reads the organization log', () => {
     const orgId = await createOrganization(owner.token);
     const admin = await join(orgId, owner.token, 'admin');
     expect((await auditLog(orgId, admin.token)).status).toBe(200);
-    expect((await call(app, `/api/organizations/${orgId}/members/${admin.memberId}/role`, { method: 'PUT', token: owner.token, json: { role: 'member' } })).status).toBe(200);
+    expect(
+      (
+        await call(app, `/api/organizations/${orgId}/members/${admin.memberId}/role`, {
+          method: 'PUT',
+          token: owner.token,
+          json: { role: 'member' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await auditLog(orgId, admin.token)).status).toBe(403);
-    expect((await call(app, `/api/organizations/${orgId}/members/${admin.memberId}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    expect(
+      (await call(app, `/api/organizations/${orgId}/members/${admin.memberId}`, { method: 'DELETE', token: owner.token })).status,
+    ).toBe(204);
     expect((await auditLog(orgId, admin.token)).status).toBe(404);
   });
 
@@ -88,7 +110,10 @@ describe('who reads the organization log', () => {
     const orgId = await createOrganization(owner.token);
     const admin = await join(orgId, owner.token, 'admin');
     await createOrganization(owner.token);
-    for (let i = 0; i < 2; i++) expect((await call(app, `/api/organizations/${orgId}`, { method: 'PUT', token: owner.token, json: { name: `Renamed ${i}` } })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await call(app, `/api/organizations/${orgId}`, { method: 'PUT', token: owner.token, json: { name: `Renamed ${i}` } })).status,
+      ).toBe(200);
     const expected = (await auditRows(app, { organizationId: orgId })).map((row) => row.id).reverse();
     expect(expected.length).toBe(6);
     for (const token of [owner.token, admin.token]) {
@@ -104,7 +129,9 @@ describe('who reads the organization log', () => {
     const renamed = await auditLog(orgId, admin.token, '?action=organization.updated');
     expect(renamed.body.events.map((event: { action: string }) => event.action)).toEqual(['organization.updated', 'organization.updated']);
     const since = renamed.body.events[0].occurredAt;
-    expect((await auditLog(orgId, admin.token, `?since=${since}&until=${since}`)).body.events.map((event: { id: string }) => event.id)).toEqual([renamed.body.events[0].id]);
+    expect(
+      (await auditLog(orgId, admin.token, `?since=${since}&until=${since}`)).body.events.map((event: { id: string }) => event.id),
+    ).toEqual([renamed.body.events[0].id]);
     const bad = await auditLog(orgId, admin.token, '?since=last-week');
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
@@ -115,13 +142,42 @@ describe('the organizations’ events', () => {
   it('records creation, update and deletion by the owner, with the organization as target and organizationId', async () => {
     const owner = await signedIn('owner');
     const orgId = await createOrganization(owner.token);
-    expect((await call(app, `/api/organizations/${orgId}`, { method: 'PUT', token: owner.token, json: { name: 'Audit Co Renamed' }, headers: clientHeaders('update agent') })).status).toBe(200);
-    expect((await call(app, `/api/organizations/${orgId}`, { method: 'DELETE', token: owner.token, headers: clientHeaders('delete agent') })).status).toBe(204);
+    expect(
+      (
+        await call(app, `/api/organizations/${orgId}`, {
+          method: 'PUT',
+          token: owner.token,
+          json: { name: 'Audit Co Renamed' },
+          headers: clientHeaders('update agent'),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call(app, `/api/organizations/${orgId}`, { method: 'DELETE', token: owner.token, headers: clientHeaders('delete agent') }))
+        .status,
+    ).toBe(204);
     const byOwner = { type: 'user', id: owner.user.id };
     const organization = { type: 'organization', id: orgId };
-    expectEvent(await onlyEvent(app, 'organization.created', { organizationId: orgId }), { actor: byOwner, target: organization, organizationId: orgId, ip: '127.0.0.1', metadata: { slug: expect.stringMatching(/^audit-co-/) } });
-    expectEvent(await onlyEvent(app, 'organization.updated', { organizationId: orgId }), { actor: byOwner, target: organization, organizationId: orgId, userAgent: 'update agent', metadata: { changed: 'name' } });
-    expectEvent(await onlyEvent(app, 'organization.deleted', { organizationId: orgId }), { actor: byOwner, target: organization, organizationId: orgId, userAgent: 'delete agent' });
+    expectEvent(await onlyEvent(app, 'organization.created', { organizationId: orgId }), {
+      actor: byOwner,
+      target: organization,
+      organizationId: orgId,
+      ip: '127.0.0.1',
+      metadata: { slug: expect.stringMatching(/^audit-co-/) },
+    });
+    expectEvent(await onlyEvent(app, 'organization.updated', { organizationId: orgId }), {
+      actor: byOwner,
+      target: organization,
+      organizationId: orgId,
+      userAgent: 'update agent',
+      metadata: { changed: 'name' },
+    });
+    expectEvent(await onlyEvent(app, 'organization.deleted', { organizationId: orgId }), {
+      actor: byOwner,
+      target: organization,
+      organizationId: orgId,
+      userAgent: 'delete agent',
+    });
   });
 
   it('records an invite, its acceptance and the new member; a revoked invite; role changes; removal and leaving', async () => {
@@ -136,7 +192,12 @@ describe('the organizations’ events', () => {
       metadata: { email: joined.user.email, role: 'member' },
     });
     const byInvitee = { type: 'user', id: joined.user.id };
-    expectEvent(await onlyEvent(app, 'invite.accepted', { targetId: joined.inviteId }), { actor: byInvitee, target: { type: 'invite', id: joined.inviteId }, organizationId: orgId, userAgent: 'invitee agent' });
+    expectEvent(await onlyEvent(app, 'invite.accepted', { targetId: joined.inviteId }), {
+      actor: byInvitee,
+      target: { type: 'invite', id: joined.inviteId },
+      organizationId: orgId,
+      userAgent: 'invitee agent',
+    });
     expectEvent(await onlyEvent(app, 'member.added', { organizationId: orgId, targetId: joined.user.id }), {
       actor: byInvitee,
       target: { type: 'user', id: joined.user.id },
@@ -144,13 +205,29 @@ describe('the organizations’ events', () => {
       metadata: { memberId: joined.memberId, role: 'member' },
     });
 
-    const revokedInvite = await call(app, `/api/organizations/${orgId}/invite`, { method: 'POST', token: owner.token, json: { email: uniqueEmail('revoked') } });
+    const revokedInvite = await call(app, `/api/organizations/${orgId}/invite`, {
+      method: 'POST',
+      token: owner.token,
+      json: { email: uniqueEmail('revoked') },
+    });
     secrets.addFrom(revokedInvite.body);
     const inviteId = revokedInvite.body.invite.id as string;
     expect((await call(app, `/api/organizations/${orgId}/invites/${inviteId}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
-    expectEvent(await onlyEvent(app, 'invite.revoked', { targetId: inviteId }), { actor: byOwner, target: { type: 'invite', id: inviteId }, organizationId: orgId });
+    expectEvent(await onlyEvent(app, 'invite.revoked', { targetId: inviteId }), {
+      actor: byOwner,
+      target: { type: 'invite', id: inviteId },
+      organizationId: orgId,
+    });
 
-    expect((await call(app, `/api/organizations/${orgId}/members/${joined.memberId}/role`, { method: 'PUT', token: owner.token, json: { role: 'admin' } })).status).toBe(200);
+    expect(
+      (
+        await call(app, `/api/organizations/${orgId}/members/${joined.memberId}/role`, {
+          method: 'PUT',
+          token: owner.token,
+          json: { role: 'admin' },
+        })
+      ).status,
+    ).toBe(200);
     expectEvent(await onlyEvent(app, 'member.role_changed', { organizationId: orgId }), {
       actor: byOwner,
       target: { type: 'user', id: joined.user.id },
@@ -158,7 +235,9 @@ describe('the organizations’ events', () => {
       metadata: { memberId: joined.memberId, from: 'member', to: 'admin' },
     });
 
-    expect((await call(app, `/api/organizations/${orgId}/members/${joined.memberId}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    expect(
+      (await call(app, `/api/organizations/${orgId}/members/${joined.memberId}`, { method: 'DELETE', token: owner.token })).status,
+    ).toBe(204);
     expectEvent(await onlyEvent(app, 'member.removed', { organizationId: orgId, targetId: joined.user.id }), {
       actor: byOwner,
       target: { type: 'user', id: joined.user.id },
@@ -167,7 +246,9 @@ describe('the organizations’ events', () => {
     });
 
     const leaver = await join(orgId, owner.token, 'member');
-    expect((await call(app, `/api/organizations/${orgId}/members/${leaver.memberId}`, { method: 'DELETE', token: leaver.token })).status).toBe(204);
+    expect(
+      (await call(app, `/api/organizations/${orgId}/members/${leaver.memberId}`, { method: 'DELETE', token: leaver.token })).status,
+    ).toBe(204);
     expectEvent(await onlyEvent(app, 'member.removed', { organizationId: orgId, targetId: leaver.user.id }), {
       actor: { type: 'user', id: leaver.user.id },
       target: { type: 'user', id: leaver.user.id },
@@ -181,7 +262,11 @@ describe('the organizations’ events', () => {
     const orgId = await createOrganization(owner.token);
     const member = await join(orgId, owner.token, 'member');
     const before = await app.context.prisma.auditEvent.count();
-    const refused = await call(app, `/api/organizations/${orgId}/invite`, { method: 'POST', token: member.token, json: { email: uniqueEmail('x') } });
+    const refused = await call(app, `/api/organizations/${orgId}/invite`, {
+      method: 'POST',
+      token: member.token,
+      json: { email: uniqueEmail('x') },
+    });
     expect(refused.status).toBe(403);
     expect(await app.context.prisma.auditEvent.count()).toBe(before);
   });

@@ -20,7 +20,11 @@ let counter = 0;
 async function organization() {
   const owner = await createUserWithToken(app, uniqueEmail('key-owner'));
   secrets.add(owner.token, owner.refreshToken);
-  const created = await call(app, '/api/organizations', { method: 'POST', token: owner.token, json: { name: 'Keyed Co', slug: `keyed-co-${++counter}-${Date.now().toString(36)}` } });
+  const created = await call(app, '/api/organizations', {
+    method: 'POST',
+    token: owner.token,
+    json: { name: 'Keyed Co', slug: `keyed-co-${++counter}-${Date.now().toString(36)}` },
+  });
   expect(created.status).toBe(201);
   return { owner, orgId: created.body.organization.id as string };
 }
@@ -68,22 +72,36 @@ describe('what keys do', () => {
     expect((await call(app, `/api/organizations/${orgId}/api-keys/${made.id}`, { method: 'DELETE', token: owner.token })).status).toBe(204);
     const byOwner = { type: 'user', id: owner.user.id };
     const key = { type: 'apiKey', id: made.id };
-    expectEvent(await onlyEvent(app, 'api_key.created', { targetId: made.id }), { actor: byOwner, target: key, organizationId: orgId, metadata: { name: 'Service', role: 'admin', scopes: 'orgs:read orgs:write' } });
+    expectEvent(await onlyEvent(app, 'api_key.created', { targetId: made.id }), {
+      actor: byOwner,
+      target: key,
+      organizationId: orgId,
+      metadata: { name: 'Service', role: 'admin', scopes: 'orgs:read orgs:write' },
+    });
     expectEvent(await onlyEvent(app, 'api_key.deleted', { targetId: made.id }), { actor: byOwner, target: key, organizationId: orgId });
   });
 
   it('names the key as the actor of what it changes: an organization key and a user key', async () => {
     const { owner, orgId } = await organization();
-    const orgKey = await makeKey(`/api/organizations/${orgId}/api-keys`, owner.token, { role: 'admin', scopes: ['orgs:read', 'orgs:write'] });
+    const orgKey = await makeKey(`/api/organizations/${orgId}/api-keys`, owner.token, {
+      role: 'admin',
+      scopes: ['orgs:read', 'orgs:write'],
+    });
     const userKey = await makeKey('/api/auth/api-keys', owner.token, { scopes: ['orgs:read', 'orgs:write'] });
     for (const [key, name] of [
       [orgKey, 'Renamed by the service'],
       [userKey, 'Renamed by a script'],
     ] as const) {
-      const updated = await call(app, `/api/organizations/${orgId}`, { method: 'PUT', token: key.key, json: { name }, headers: { 'user-agent': 'key client' } });
+      const updated = await call(app, `/api/organizations/${orgId}`, {
+        method: 'PUT',
+        token: key.key,
+        json: { name },
+        headers: { 'user-agent': 'key client' },
+      });
       expect(updated.status).toBe(200);
     }
-    const updates = (await call(app, `/api/organizations/${orgId}/audit-log?action=organization.updated`, { token: owner.token })).body.events;
+    const updates = (await call(app, `/api/organizations/${orgId}/audit-log?action=organization.updated`, { token: owner.token })).body
+      .events;
     expect(updates.map((event: { actor: unknown }) => event.actor)).toEqual([
       { type: 'apiKey', id: userKey.id },
       { type: 'apiKey', id: orgKey.id },

@@ -4,18 +4,12 @@ import { expect } from 'vitest';
 import type { AuditEvent, Prisma } from '../../src/generated/prisma/client.js';
 import type { TestApp } from './test-app.js';
 
-/** A request's answer with its JSON body parsed (undefined for an empty body). */
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
+/** A request, answered with its status, headers and JSON body (undefined for an empty body). */
 export async function call(
   app: TestApp,
   path: string,
   options: { token?: string; method?: string; json?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
+) {
   const { method = 'GET', ...rest } = options;
   const response = await app.request(path, { method, ...rest });
   const text = await response.text();
@@ -30,7 +24,10 @@ export function auditRows(app: TestApp, where: Prisma.AuditEventWhereInput = {})
 /** The only stored event of `action` that matches `where` (fails when there is none or more than one). */
 export async function onlyEvent(app: TestApp, action: string, where: Prisma.AuditEventWhereInput = {}): Promise<AuditEvent> {
   const rows = await auditRows(app, { ...where, action });
-  expect(rows.map((row) => row.action), `events ${action} matching ${JSON.stringify(where)}`).toEqual([action]);
+  expect(
+    rows.map((row) => row.action),
+    `events ${action} matching ${JSON.stringify(where)}`,
+  ).toEqual([action]);
   return rows[0]!;
 }
 
@@ -104,15 +101,23 @@ export class Secrets {
   async expectNoneIn(app: TestApp): Promise<void> {
     const rows = await app.context.prisma.auditEvent.findMany();
     expect(rows.length).toBeGreaterThan(0);
-    const columns = rows.map((row) => ({ row, text: Object.values(row).map((value) => (value instanceof Date ? value.toISOString() : String(value))) }));
+    const columns = rows.map((row) => ({
+      row,
+      text: Object.values(row).map((value) => (value instanceof Date ? value.toISOString() : String(value))),
+    }));
     for (const secret of this.values) {
       const forms = [secret, createHash('sha256').update(secret).digest('hex')];
       // A short code (six digits) is looked for as a whole word, so that a hash that happens to contain its digits is no match.
       const matches = (text: string, form: string) =>
-        form.length >= 16 ? text.includes(form) : new RegExp(`(^|[^0-9A-Za-z])${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^0-9A-Za-z]|$)`).test(text);
+        form.length >= 16
+          ? text.includes(form)
+          : new RegExp(`(^|[^0-9A-Za-z])${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^0-9A-Za-z]|$)`).test(text);
       for (const { row, text } of columns) {
         for (const form of forms) {
-          expect(text.some((value) => matches(value, form)), `event ${row.action} #${row.seq} holds a secret (${secret.slice(0, 4)}…)`).toBe(false);
+          expect(
+            text.some((value) => matches(value, form)),
+            `event ${row.action} #${row.seq} holds a secret (${secret.slice(0, 4)}…)`,
+          ).toBe(false);
         }
       }
     }
