@@ -10,7 +10,11 @@ export const auditQuery = pageQuery.extend({
   action: z.preprocess(emptyAsMissing, z.string({ error: 'action must be a string' }).regex(/^[a-z_]+\.[a-z_]+$/, 'action must be an action name such as auth.signed_in').optional()),
   since: instant('since'),
   until: instant('until'),
-  cursor: z.preprocess(emptyAsMissing, z.coerce.number({ error: 'cursor must be the nextCursor of an earlier page' }).int().positive().optional()),
+  // A place in the chain (seq, a 32-bit column): a larger number is no cursor the API gave out.
+  cursor: z.preprocess(
+    emptyAsMissing,
+    z.coerce.number({ error: 'cursor must be the nextCursor of an earlier page' }).int().positive().max(2_147_483_647, 'cursor must be the nextCursor of an earlier page').optional(),
+  ),
 });
 
 /** The admin's filters on top: who acted, on whom, in which organization. */

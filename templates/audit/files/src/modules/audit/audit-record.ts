@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { AccountEvent, Db } from '../auth/account-events.js';
 import { AUDIT_ACTIONS } from './audit-actions.js';
 import { appendToChain } from './audit-chain.js';
 
+/**
+ * The app's client itself, when `db` is not one of its transactions. A transaction's client has no
+ * $connect (Prisma's TransactionClient type omits it), while it does have a $transaction of its own
+ * (a savepoint), so that is no test.
+ */
+const rootClient = (db: Db): PrismaClient | undefined => ('$connect' in db ? (db as PrismaClient) : undefined);
+
 /** Metadata may name things, never carry them: these keys are refused whatever module sends them. */
-const SECRET_KEYS = /password|token|secret|^code$|recoveryCode|hash/i;
+const SECRET_KEYS = /password|passphrase|token|secret|code$|recoveryCode|^key$|apiKey|^otp|hash/i;
 
 /**
  * The events hook (events.ts): records an event in the caller's transaction, so the change and its
@@ -17,6 +25,10 @@ export async function recordAuditEvent(db: Db, event: AccountEvent, ctx: Pick<Ap
   const metadata = event.metadata ?? {};
   const secret = Object.keys(metadata).find((key) => SECRET_KEYS.test(key));
   if (secret) throw new Error(`The audit event ${event.action} carries '${secret}' in its metadata; events never hold secrets`);
+  // An event recorded on its own (a failed sign-in, an export) is given a transaction of its own:
+  // the chain's row stays locked from the append's first write to its last, as in a change's.
+  const root = rootClient(db);
+  if (root) return root.$transaction((tx) => recordAuditEvent(tx, event, ctx));
   const created = await appendToChain(db, {
     id: randomUUID(),
     occurredAt: new Date(),
