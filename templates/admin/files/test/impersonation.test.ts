@@ -113,7 +113,10 @@ describe('what an impersonation session cannot do', () => {
   it('cannot be refreshed: it has no refresh token, and the access token is no refresh token', async () => {
     const { token } = await impersonation();
     const refreshed = await call('/api/auth/refresh', undefined, 'POST', { refreshToken: token });
-    expect(refreshed.status).toBe(401);
+    // Refused as any token that is no refresh token: 401, or 400 for its length when it is longer
+    // than a refresh token may be (512 characters; an ES256 token with the act claim is).
+    expect(refreshed.status).toBe(token.length > 512 ? 400 : 401);
+    expect(refreshed.body.token).toBeUndefined();
     const cookieOnly = await call('/api/auth/refresh', undefined, 'POST');
     expect(cookieOnly.status).toBe(401);
   });
