@@ -24,7 +24,9 @@ export function composePackageJson(modules: LoadedModule[], projectName: string,
     ...(manifest.databaseDevDependencies[db] ?? []),
   ]);
   const overrides = Object.fromEntries(
-    versions.packageOverrides.filter((override) => dependencies.includes(override.under)).map((override) => [override.name, override.version]),
+    versions.packageOverrides
+      .filter((override) => dependencies.includes(override.under) || devDependencies.includes(override.under))
+      .map((override) => [override.name, override.version]),
   );
   const packageJson = {
     name: projectName,

@@ -69,6 +69,11 @@ export const PACKAGE_OVERRIDES: readonly PackageOverride[] = [
   // @prisma/adapter-libsql 7.10 asks for @libsql/client ^0.17, which leaks one open file per
   // interactive transaction; 0.18.0 fixes it. Remove once the adapter asks for ^0.18.
   { name: '@libsql/client', version: '^0.18.0', under: '@prisma/adapter-libsql' },
+  // vite 8.4.0 (2026-11-26), which vitest installs, lists an optional dependency that the npm
+  // registry does not have (napi-windows-process-start-time: 404). npm leaves it out of the lock
+  // file and then `npm ci` calls the lock out of sync; yarn 1 and 4 refuse to install at all. Keep
+  // vitest on vite 8.3 until a vite release installs from the registry again.
+  { name: 'vite', version: '~8.3.8', under: 'vitest' },
 ];
 
 /** Splits "name@range" (a pack may pin its own version) or looks the name up in the table (a release's own, for an earlier release). */

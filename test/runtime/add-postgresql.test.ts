@@ -7,6 +7,7 @@ import { WORK_DIR } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/run-cli.js';
 import { findDrift, parsePostgresUrl, TEST_POSTGRES_URL } from '../helpers/schema-engine.js';
 import { add, APP_EDIT, AUDIT_LOG_PACK, edit, inApp, migrationHashes, registerUser, signIn, treeHash, withApp } from './add.scenarios.js';
+import { expectEveryTestPassed } from '../helpers/vitest-summary.js';
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 900_000 });
 
@@ -95,7 +96,7 @@ describe('add on a PostgreSQL app: orgs, totp, a provider and a pack module in o
 
     expect(inApp(dir, ['run', 'typecheck'])).toContain('tsc --noEmit');
     const tests = inApp(dir, ['test']);
-    expect(tests).toMatch(/Tests\s+\d+ passed/);
+    expectEveryTestPassed(tests);
     expect(tests).not.toMatch(/skipped|failed/);
     for (const suite of ['organizations.test.ts', 'two-factor.test.ts', 'audit-log.test.ts', 'oauth.test.ts']) expect(tests).toContain(suite);
 

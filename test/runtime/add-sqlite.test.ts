@@ -24,6 +24,7 @@ import {
   treeHash,
   withApp,
 } from './add.scenarios.js';
+import { expectEveryTestPassed } from '../helpers/vitest-summary.js';
 
 // Each add installs the new packages and the app builds, type-checks and runs its own suite.
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 900_000 });
@@ -150,7 +151,7 @@ describe('add on a SQLite app made with --auth jwt --no-orgs, edited by its user
 
     expect(inApp(dir, ['run', 'typecheck'])).toContain('tsc --noEmit');
     const tests = inApp(dir, ['test']);
-    expect(tests).toMatch(/Tests\s+\d+ passed/);
+    expectEveryTestPassed(tests);
     expect(tests).not.toMatch(/skipped|failed/);
     expect(tests).toContain('audit-log.test.ts');
     expect(await findDrift({ db: 'sqlite', url: databaseUrl(), schema: read('prisma/schema.prisma') })).toBe('');

@@ -39,7 +39,7 @@ describe('create-gatekit with install, migrate and git (the default path), on Po
       expect(rows.map((row) => row.migration_name.replace(/^\d+_/, ''))).toEqual(['base', 'jwt']);
       expect(rows.every((row) => row.finished_at !== null)).toBe(true);
       const tables = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema]);
-      expect(tables.rows.map((row) => row.table_name)).toEqual(['OneTimeToken', 'PasswordCredential', 'RefreshToken', 'Session', 'User', '_prisma_migrations']);
+      expect(tables.rows.map((row) => row.table_name)).toEqual(['OneTimeToken', 'PasswordCredential', 'RefreshToken', 'Session', 'SigningKey', 'User', '_prisma_migrations']);
     } finally {
       await client.end();
     }

@@ -31,7 +31,7 @@ describe('full fixture (every module of this release, SQLite)', () => {
     const modules = JSON.parse(readFileSync(path.join(fixture().dir, 'gatekit.json'), 'utf8')).modules.map((module: { id: string }) => module.id);
     const providers = ['apple', 'discord', 'facebook', 'github', 'gitlab', 'google', 'linkedin', 'microsoft', 'oidc', 'slack', 'twitch', 'twitter'];
     const hosted = ['clerk', 'authjs', 'auth0', 'supabase', 'totp'];
-    expect(modules).toEqual(['base', 'jwt', 'magic-link', 'passkey', 'identities', 'oauth', ...providers, 'hosted', 'hosted-token', ...hosted, 'admin', 'orgs', 'pages']);
+    expect(modules).toEqual(['base', 'jwt', 'magic-link', 'passkey', 'identities', 'oauth', ...providers, 'hosted', 'hosted-token', ...hosted, 'admin', 'api-keys', 'audit', 'orgs', 'pages', 'admin-audit', 'org-api-keys', 'org-audit']);
     // No provider variables are set: every provider is listed, none configured, and the app runs.
     const { body } = await call(running.app.url, '/api/auth/providers');
     expect(body.methods).toEqual(['password', 'magic_link', 'passkey']);

@@ -39,7 +39,7 @@ export function describeJwtApp(setup: ScenarioSetup): void {
       expect(routes.sort()).toEqual(
         [
           'GET /healthz', 'GET /readyz', 'GET /api/auth/me', 'POST /api/auth/logout', 'POST /api/auth/logout-all', 'GET /api/auth/providers', 'GET /api/openapi.json',
-          'POST /api/auth/refresh', 'GET /api/auth/sessions', 'DELETE /api/auth/sessions/{id}', 'POST /api/auth/sessions/revoke-others',
+          'POST /api/auth/refresh', 'GET /api/auth/sessions', 'DELETE /api/auth/account', 'GET /api/auth/account/export', 'DELETE /api/auth/sessions/{id}', 'POST /api/auth/sessions/revoke-others',
           'POST /api/auth/register', 'POST /api/auth/login', 'POST /api/auth/password/change', 'POST /api/auth/password/forgot', 'POST /api/auth/password/reset', 'POST /api/auth/email/verify/send', 'POST /api/auth/email/verify',
         ].sort(),
       );

@@ -1,7 +1,8 @@
 /**
- * Production behaviour (issue 13) on SQLite: a database another process holds locked is an outage
- * like a stopped PostgreSQL. Every route that needs it answers 503 SERVICE_UNAVAILABLE at once,
- * /healthz stays 200, and the app serves again as soon as the lock is released, without a restart.
+ * Production behaviour (issue 13) on SQLite: a write lock another process holds is an outage for
+ * writes like a stopped PostgreSQL. In WAL mode reads go on; every write answers 503
+ * SERVICE_UNAVAILABLE after the busy timeout, /healthz stays 200, and the app writes again as soon
+ * as the lock is released, without a restart.
  * The full fixture, started as its own process.
  */
 import { readdirSync } from 'node:fs';
@@ -20,44 +21,50 @@ beforeAll(async () => {
 });
 const running = useRunningApp({ fixture: () => fixture, databaseUrl: () => copyOfDevDatabase(fixture, 'production') });
 
-describe('full fixture (SQLite) with its database locked by another process', () => {
-  it('answers 503 within a few seconds on every database route, 200 on /healthz, and recovers when the lock goes', async () => {
+describe('full fixture (SQLite) with its write lock held by another process', () => {
+  // WAL mode (B.11): readers never wait for a writer, so reads go on; a write waits the busy timeout
+  // (2 s) and then answers 503, like a stopped PostgreSQL, instead of hanging or failing with 500.
+  it('reads answer 200, writes 503 within a few seconds, /healthz 200, and writes work again when the lock goes', async () => {
     const account = await register(running, { password: PASSWORD });
     const api = (path: string, init: Parameters<typeof call>[2] = {}) => call(running.app.url, path, init);
-    const db = openSqlite(running.databaseUrl);
-    db.exec('BEGIN EXCLUSIVE');
-    let latencies: number[];
-    try {
-      const requests: Array<[string, Parameters<typeof call>[2]]> = [
-        ['/readyz', {}],
-        ['/api/auth/me', { token: account.token }],
-        ['/api/auth/login', { json: { email: account.email, password: PASSWORD } }],
-        ['/api/organizations', { token: account.token }],
-        ['/api/organizations', { json: { name: 'Locked', slug: `locked-${Date.now()}` }, token: account.token }],
-      ];
-      const replies = await Promise.all(
+    const timed = (requests: Array<[string, Parameters<typeof call>[2]]>) =>
+      Promise.all(
         requests.map(async ([path, init]) => {
           const began = Date.now();
           const reply = await api(path, init);
-          return { ...reply, ms: Date.now() - began };
+          return { path, ...reply, ms: Date.now() - began };
         }),
       );
-      for (const reply of replies) {
-        expect(reply.status, JSON.stringify(reply.body)).toBe(503);
+    const db = openSqlite(running.databaseUrl);
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    db.exec('BEGIN EXCLUSIVE');
+    let latencies: number[];
+    try {
+      const reads = await timed([
+        ['/readyz', {}],
+        ['/api/auth/me', { token: account.token }],
+        ['/api/organizations', { token: account.token }],
+      ]);
+      for (const reply of reads) expect([reply.path, reply.status]).toEqual([reply.path, 200]);
+      const writes = await timed([
+        ['/api/auth/login', { json: { email: account.email, password: PASSWORD } }],
+        ['/api/organizations', { json: { name: 'Locked', slug: `locked-${Date.now()}` }, token: account.token }],
+      ]);
+      for (const reply of writes) {
+        expect(reply.status, `${reply.path}: ${JSON.stringify(reply.body)}`).toBe(503);
         expect(reply.body.error.code).toBe('SERVICE_UNAVAILABLE');
         expect(reply.ms).toBeLessThan(5000);
       }
-      latencies = replies.map((reply) => reply.ms);
+      latencies = writes.map((reply) => reply.ms);
       expect((await api('/healthz')).status).toBe(200);
     } finally {
       db.exec('COMMIT');
       db.close();
     }
     const released = Date.now();
-    expect((await api('/readyz')).status).toBe(200);
-    expect((await api('/api/auth/me', { token: account.token })).status).toBe(200);
     expect((await api('/api/auth/login', { json: { email: account.email, password: PASSWORD } })).status).toBe(200);
-    console.log(`[production] SQLite locked: 503 after ${latencies.join(', ')} ms (readyz, me, login, list, create); serving again ${Date.now() - released} ms after the lock went`);
+    expect((await api('/api/organizations', { json: { name: 'Unlocked', slug: `unlocked-${Date.now()}` }, token: account.token })).status).toBe(201);
+    console.log(`[production] SQLite write lock held: writes 503 after ${latencies.join(', ')} ms (login, create); writing again ${Date.now() - released} ms after the lock went`);
   }, 60_000);
 });
 

@@ -23,8 +23,9 @@ describe('package.json', () => {
     expect(pkg.dependencies['@libsql/client']).toBe('^0.18.0');
     expect(pkg.dependencies['@prisma/driver-adapter-utils']).toBeUndefined();
     expect(pkg.dependencies.libsql).toBeUndefined();
-    // The adapter asks for @libsql/client ^0.17, which leaks files; every package manager is told 0.18.
-    expect(pkg.overrides).toEqual({ '@libsql/client': '^0.18.0' });
+    // The adapter asks for @libsql/client ^0.17, which leaks files; every package manager is told
+    // 0.18. vitest is kept on vite 8.3: 8.4.0 lists an optional package the registry does not have.
+    expect(pkg.overrides).toEqual({ '@libsql/client': '^0.18.0', vite: '~8.3.8' });
     // pnpm 11+ reads no `pnpm` field (and refuses to run scripts while it holds overrides): its
     // overrides are in pnpm-workspace.yaml (test/unit/package-managers.test.ts).
     expect(pkg.pnpm).toBeUndefined();
@@ -40,7 +41,7 @@ describe('package.json', () => {
     const postgres = JSON.parse(composePackageJson(modules, 'demo', 'postgresql'));
     expect(postgres.dependencies.pg).toBeDefined();
     expect(postgres.dependencies['better-sqlite3']).toBeUndefined();
-    expect(postgres.overrides).toBeUndefined();
+    expect(postgres.overrides).toEqual({ vite: '~8.3.8' });
   });
 
   it('fails loudly on a package missing from the version table, and honours name@range', () => {

@@ -22,6 +22,7 @@ describe("each package manager's own files", () => {
         '',
         'overrides:',
         "  '@libsql/client': '^0.18.0'",
+        "  vite: '~8.3.8'",
         '',
       ].join('\n'),
     );
@@ -29,10 +30,11 @@ describe("each package manager's own files", () => {
     expect(tree.has('.yarnrc.yml') || tree.has('.yarnrc')).toBe(false);
   });
 
-  it('pnpm on PostgreSQL: no overrides section when nothing is forced', () => {
+  it('pnpm on PostgreSQL: only the overrides the app needs there (no libSQL client)', () => {
     const yaml = generate('pnpm', 'postgresql').get('pnpm-workspace.yaml')!;
     expect(yaml).toContain('allowBuilds:');
-    expect(yaml).not.toContain('overrides');
+    expect(yaml).toContain("overrides:\n  vite: '~8.3.8'\n");
+    expect(yaml).not.toContain('@libsql/client');
   });
 
   it('yarn: .yarnrc.yml picks the node_modules linker, and the install state is not committed', () => {
@@ -41,7 +43,7 @@ describe("each package manager's own files", () => {
     // yarn 1 reads .yarnrc only: it warns about engines, as npm does, instead of refusing Prisma 7 on Node 20 (issue 31).
     expect(tree.get('.yarnrc')).toMatch(/^ignore-engines true$/m);
     expect(tree.get('.gitignore')!.split('\n')).toContain('.yarn/install-state.gz');
-    expect(JSON.parse(tree.get('package.json')!).resolutions).toEqual({ '@libsql/client': '^0.18.0' });
+    expect(JSON.parse(tree.get('package.json')!).resolutions).toEqual({ '@libsql/client': '^0.18.0', vite: '~8.3.8' });
     expect(tree.has('pnpm-workspace.yaml')).toBe(false);
   });
 
@@ -50,7 +52,7 @@ describe("each package manager's own files", () => {
       const tree = generate(pm);
       expect(tree.has('pnpm-workspace.yaml') || tree.has('.yarnrc.yml') || tree.has('.yarnrc')).toBe(false);
       expect(tree.get('.gitignore')).not.toContain('.yarn');
-      expect(JSON.parse(tree.get('package.json')!).overrides).toEqual({ '@libsql/client': '^0.18.0' });
+      expect(JSON.parse(tree.get('package.json')!).overrides).toEqual({ '@libsql/client': '^0.18.0', vite: '~8.3.8' });
     }
   });
 

@@ -5,9 +5,10 @@ import { createUserWithToken, startTestApp, type TestApp } from './helpers/test-
 
 /** Runs the README's resource-server recipe (test/helpers/resource-server.mjs) as its own process. */
 function verifyElsewhere(app: TestApp, token: string, audience = app.context.config.JWT_AUDIENCE): Promise<{ code: number; output: string }> {
-  const env = { ...process.env, JWKS_URL: `${app.url}/.well-known/jwks.json`, ISSUER: app.context.config.API_URL, AUDIENCE: audience, ALGORITHM: app.context.config.JWT_ALGORITHM };
+  const { API_URL, JWT_ALGORITHM } = app.context.config;
+  const args = [`${app.url}/.well-known/jwks.json`, API_URL, audience, JWT_ALGORITHM, token];
   return new Promise((resolve) => {
-    execFile(process.execPath, ['test/helpers/resource-server.mjs', token], { env }, (error, stdout) => {
+    execFile(process.execPath, ['test/helpers/resource-server.mjs', ...args], (error, stdout) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout.trim() });
     });
   });

@@ -1,18 +1,14 @@
 // Another service checking this app's access tokens, as the README's recipe does: jose's
 // createRemoteJWKSet and jwtVerify alone, in a process of its own, with no secret shared.
-//   JWKS_URL=… ISSUER=… AUDIENCE=… ALGORITHM=EdDSA node test/helpers/resource-server.mjs <token>
+//   node test/helpers/resource-server.mjs <jwks url> <issuer> <audience> <algorithm> <token>
 // Prints the verified claims as JSON and exits 0, or prints jose's error code and exits 1.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
-const jwks = createRemoteJWKSet(new URL(process.env.JWKS_URL));
+const [jwksUrl, issuer, audience, algorithm, token] = process.argv.slice(2);
+const jwks = createRemoteJWKSet(new URL(jwksUrl));
 
 try {
-  const { payload } = await jwtVerify(process.argv[2], jwks, {
-    issuer: process.env.ISSUER,
-    audience: process.env.AUDIENCE,
-    typ: 'at+jwt',
-    algorithms: [process.env.ALGORITHM],
-  });
+  const { payload } = await jwtVerify(token, jwks, { issuer, audience, typ: 'at+jwt', algorithms: [algorithm] });
   console.log(JSON.stringify(payload));
 } catch (error) {
   console.log(error.code ?? error.message);
