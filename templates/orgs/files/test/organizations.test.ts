@@ -143,6 +143,9 @@ describe('members and roles', () => {
     const all = [...listed.body.members, ...rest.body.members];
     // In id order, across pages.
     expect(all.map((one: { id: string }) => one.id)).toEqual(Object.values(ids).sort());
+    // Past the end: an empty page for a member; the same page is 404 for a stranger.
+    const past = await call(`/api/organizations/${organization.id}/members?cursor=${'z'.repeat(30)}`, member.token);
+    expect([past.status, past.body.members, past.body.nextCursor]).toEqual([200, [], null]);
     // The list is read with SQL: its date must be the one Prisma holds, written as the API writes dates.
     const row = await app.context.prisma.orgMember.findUniqueOrThrow({ where: { id: ids.member } });
     expect(all.find((one: { id: string }) => one.id === ids.member)).toEqual({
@@ -154,6 +157,21 @@ describe('members and roles', () => {
       organizationId: organization.id,
       joinedAt: row.joinedAt.toISOString(),
     });
+  });
+
+  it('shows no page of members to a stranger or a member who left, with or without a cursor', async () => {
+    const { organization, member, outsider, ids } = await organizationWithTeam();
+    const base = `/api/organizations/${organization.id}/members`;
+    const pages = ['', '?limit=1', `?cursor=${ids.owner}`, `?cursor=${'0'.repeat(25)}`, `?cursor=${'z'.repeat(30)}`];
+    for (const query of pages) {
+      const stranger = await call(`${base}${query}`, outsider.token);
+      expect([stranger.status, stranger.body.error?.code], `stranger ${query}`).toEqual([404, 'NOT_FOUND']);
+    }
+    expect((await call(`${base}/${ids.member}`, member.token, 'DELETE')).status).toBe(204);
+    for (const query of pages) {
+      const left = await call(`${base}${query}`, member.token);
+      expect([left.status, left.body.error?.code], `left ${query}`).toEqual([404, 'NOT_FOUND']);
+    }
   });
 
   it('lets admins remove members but not owners or other admins', async () => {

@@ -3,7 +3,8 @@ import { Prisma, type OrgMember, type User } from '../../generated/prisma/client
 import { AppError, forbidden, notFound } from '../../http/app-error.js';
 import { toPage, type PageQuery } from '../../http/pagination.js';
 import { recordEvent, userRef } from '../auth/events.js';
-import type { Membership } from './membership.js';
+import type { Authentication } from '../auth/guard.js';
+import { actingUser, findMembership, type Membership } from './membership.js';
 import { lockOrganization } from './organization-lock.js';
 import { toMemberView, withUser, type MemberView } from './organization-views.js';
 import { canRemoveMember, type Role } from './roles.js';
@@ -18,17 +19,27 @@ type MemberRow = OrgMember & Pick<User, 'email' | 'name'>;
 
 /**
  * A page of members with their users: a keyset read on @@index([organizationId, id]). It is one
- * SQL join because the page is the organizations module's busiest read: Prisma's `include` would
- * read the memberships, then their users in a second query (the same SQL on SQLite and PostgreSQL).
+ * SQL statement because the page is the organizations module's busiest read: Prisma's `include`
+ * would read the memberships, then their users in a second query, and the caller's membership
+ * would be a third read before them. Here it is an EXISTS on @@unique([userId, organizationId]) in
+ * the same statement (the same SQL on SQLite and PostgreSQL). Every organization keeps an owner,
+ * so an empty page is a stranger's (404) or a page past the end: only then is membership read alone.
  */
-export async function listMembers(ctx: AppContext, membership: Membership, page: PageQuery): Promise<{ members: MemberView[]; nextCursor: string | null }> {
+export async function listMembers(ctx: AppContext, organizationId: string, caller: Authentication, page: PageQuery): Promise<{ members: MemberView[]; nextCursor: string | null }> {
+  const viewerId = caller.via === 'apiKey' && caller.organization ? null : actingUser(caller).id;
+  // An organization's key is checked without a read; a user is checked in the statement.
+  if (viewerId === null) await findMembership(ctx, organizationId, caller);
+  const viewerIsMember = viewerId
+    ? Prisma.sql`AND EXISTS (SELECT 1 FROM "OrgMember" v WHERE v."userId" = ${viewerId} AND v."organizationId" = ${organizationId})`
+    : Prisma.empty;
   const after = page.cursor ? Prisma.sql`AND m."id" > ${page.cursor}` : Prisma.empty;
   const found = await ctx.prisma.$queryRaw<MemberRow[]>`
     SELECT m."id", m."organizationId", m."userId", m."role", m."joinedAt", u."email", u."name"
     FROM "OrgMember" m JOIN "User" u ON u."id" = m."userId"
-    WHERE m."organizationId" = ${membership.organizationId} ${after}
+    WHERE m."organizationId" = ${organizationId} ${viewerIsMember} ${after}
     ORDER BY m."id"
     LIMIT ${page.limit + 1}`;
+  if (found.length === 0 && viewerId) await findMembership(ctx, organizationId, caller);
   const { rows, nextCursor } = toPage(found, page);
   return { members: rows.map(({ email, name, ...member }) => toMemberView({ ...member, user: { email, name } })), nextCursor };
 }

@@ -15,8 +15,9 @@ import { requireRole } from './roles.js';
 const param = (req: Request, name: string): string => String(req.params[name]);
 
 /**
- * Organizations, members and invites. Every :orgId route first loads the caller's membership: a
- * non-member gets 404 as if the organization did not exist, then the role decides (403). API keys
+ * Organizations, members and invites. Every :orgId route first loads the caller's membership (the
+ * members page checks it inside its own query): a non-member gets 404 as if the organization did
+ * not exist, then the role decides (403). API keys
  * are taken too: reading needs the orgs:read scope, changing orgs:write. A user's key acts as its
  * user; an organization's key as a member of its role in that organization only.
  */
@@ -84,8 +85,7 @@ export function createOrganizationRoutes(ctx: AppContext): Router {
   });
 
   router.get('/api/organizations/:orgId/members', read, async (req, res) => {
-    const membership = await membershipOf(req, res);
-    res.json(await members.listMembers(ctx, membership, validate(pageQuery, req.query)));
+    res.json(await members.listMembers(ctx, param(req, 'orgId'), currentCaller(res), validate(pageQuery, req.query)));
   });
 
   // Owners and admins remove others (admins only plain members); every member may remove itself.
