@@ -261,5 +261,6 @@ export function describeAuditScenarios(setup: AuditScenarioSetup): void {
       await app.stop();
     }
     await expectChainVerifies(setup);
-  });
+    // Six starts of the app and the admin command: about 10 s alone, three times that on a busy machine.
+  }, 120_000);
 }
