@@ -175,6 +175,7 @@ export function describeAuditScenarios(setup: AuditScenarioSetup): void {
   // B.16 rule 1: a response the client saw is never missing its event, even when the process is
   // killed right after it. Each step gets its own process, killed with SIGKILL the moment its answer
   // has arrived; the next process (the restart) must show the event through the admin log.
+  // Six starts of the app and the admin command: about 10 s alone, three times that on a busy machine.
   it('kill -9 right after a sign-in, a failed sign-in, a key creation, a logout and a password change: each event is there after the restart, and the chain verifies', async () => {
     const admin = await createAdmin({ fixture, running });
     const user = await register(running, { password: PASSWORD });
@@ -261,6 +262,5 @@ export function describeAuditScenarios(setup: AuditScenarioSetup): void {
       await app.stop();
     }
     await expectChainVerifies(setup);
-    // Six starts of the app and the admin command: about 10 s alone, three times that on a busy machine.
   }, 120_000);
 }
