@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { execFile, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { mergeChoices, readConfigFile } from '../../src/core/choices.js';
 import { generateProject } from '../../src/core/generate-project.js';
 import { flaggedModules } from '../../src/core/choosable-modules.js';
@@ -43,6 +43,20 @@ function run(command: string, args: string[], options: SpawnSyncOptions & { step
 }
 
 /**
+ * `npm run <script>` without blocking the test's event loop, for a command run between requests to
+ * a running app: while spawnSync blocks, the test never hears the app close an idle keep-alive
+ * connection (after 5 s), and its next request goes out on that closed socket ("other side closed").
+ */
+function runAsync(dir: string, script: string, env: Record<string, string>, step: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('npm', ['run', script], { cwd: dir, env: childEnv(env), encoding: 'utf8', timeout: 900_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${step} failed (exit ${error.code}):\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/**
  * One real install per distinct dependency set: fixtures whose package.json declares the same
  * packages start from a hard-linked copy of the first one's node_modules, then still run a real
  * `npm install` (which checks the tree and generates their own Prisma client).
@@ -63,6 +77,8 @@ export interface PreparedFixture {
   dir: string;
   env: Record<string, string>;
   run(script: string, env?: Record<string, string>): string;
+  /** The same as `run`, for a script run while the test talks to a running app (see runAsync). */
+  runAsync(script: string, env?: Record<string, string>): Promise<string>;
 }
 
 /**
@@ -108,6 +124,7 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
     dir,
     env,
     run: (script, extraEnv = {}) => npm(['run', script], `npm run ${script}`, extraEnv),
+    runAsync: (script, extraEnv = {}) => runAsync(dir, script, { ...env, ...extraEnv }, `${name}: npm run ${script}`),
   };
 }
 
@@ -122,6 +139,7 @@ function preparedHandle(name: string, env: Record<string, string>): PreparedFixt
     dir,
     env,
     run: (script, extraEnv = {}) => run('npm', ['run', script], { cwd: dir, env: childEnv({ ...env, ...extraEnv }), step: `${name}: npm run ${script}` }),
+    runAsync: (script, extraEnv = {}) => runAsync(dir, script, { ...env, ...extraEnv }, `${name}: npm run ${script}`),
   };
 }
 

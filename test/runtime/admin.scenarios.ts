@@ -30,7 +30,7 @@ export function expectError(reply: Reply, status: number, code: string): void {
 /** A new account made admin the only way there is: `npm run admin -- grant <email>`. */
 export async function createAdmin(setup: Pick<AdminScenarioSetup, 'fixture' | 'running'>): Promise<Account> {
   const admin = await register(setup.running, { password: PASSWORD, email: uniqueEmail('admin') });
-  expect(runAdminCommand(setup.fixture(), setup.running.databaseUrl, 'grant', admin.email)).toContain(`${admin.email} is an admin.`);
+  expect(await runAdminCommand(setup.fixture(), setup.running.databaseUrl, 'grant', admin.email)).toContain(`${admin.email} is an admin.`);
   return admin;
 }
 
@@ -115,7 +115,7 @@ export function describeAdminScenarios(setup: AdminScenarioSetup): void {
       expect((await api(`/api/admin/users/${other.id}/role`, { method: 'PUT', token: admin.token, json: { role: 'user' } })).status).toBe(200);
     }
     expectError(await api(`/api/admin/users/${admin.userId}/role`, { method: 'PUT', token: admin.token, json: { role: 'user' } }), 409, 'LAST_ADMIN');
-    expect(() => runAdminCommand(setup.fixture(), running.databaseUrl, 'revoke', admin.email)).toThrow(/last admin/);
+    await expect(runAdminCommand(setup.fixture(), running.databaseUrl, 'revoke', admin.email)).rejects.toThrow(/last admin/);
     expectError(await api('/api/auth/account', { method: 'DELETE', token: admin.token, json: { confirm: admin.email } }), 409, 'LAST_ADMIN');
     expect((await api('/api/admin/users', { token: admin.token })).status).toBe(200);
 

@@ -31,7 +31,7 @@ const onAccountPage = (page: Page, email: string) => showsAccountPage(page, url(
 
 async function createAdmin(): Promise<Account> {
   const admin = await register(running, { password: PASSWORD });
-  runAdminCommand(fixture, running.databaseUrl, 'grant', admin.email);
+  await runAdminCommand(fixture, running.databaseUrl, 'grant', admin.email);
   return admin;
 }
 

@@ -238,7 +238,7 @@ describe('keys:rotate (EdDSA, full fixture)', () => {
     const verifyCached = async (token: string) => (await jwtVerify(token, cached, { issuer: API_URL, audience: API_URL, typ: 'at+jwt', algorithms: ['EdDSA'] })).protectedHeader.kid;
 
     ageNextKeySqlite(databaseUrl);
-    const output = fixture.run('keys:rotate', env());
+    const output = await fixture.runAsync('keys:rotate', env());
     expect(output).toMatch(/Signing key \S+ \(EdDSA\) signs from /);
 
     const after = [await login(app.url, account.email), (await call(app.url, '/api/auth/refresh', { json: { refreshToken: account.refreshToken } })).body.token as string];
@@ -258,7 +258,7 @@ describe('keys:rotate (EdDSA, full fixture)', () => {
     const app = await start();
     const account = await register(app.url);
     const newKeys = `${kek('k2', 2)},${KEK}`;
-    expect(fixture.run('keys:rotate', env(newKeys))).toMatch(/encrypted under the KEY_ENCRYPTION_KEYS entry "k2" \([1-9]\d* re-encrypted now\)/);
+    expect(await fixture.runAsync('keys:rotate', env(newKeys))).toMatch(/encrypted under the KEY_ENCRYPTION_KEYS entry "k2" \([1-9]\d* re-encrypted now\)/);
     const db = openSqlite(databaseUrl, { readonly: true });
     const stored = db.prepare('SELECT encryptedPrivateKey FROM SigningKey').all() as { encryptedPrivateKey: string }[];
     db.close();
@@ -359,7 +359,7 @@ describe('two instances on one PostgreSQL database (orgs-postgresql fixture, EdD
     const before = decodeProtectedHeader(account.token).kid;
     const cached = createLocalJWKSet(await jwksOf(b.url));
     await sql(`UPDATE "SigningKey" SET "createdAt" = now() - interval '10 minutes' WHERE "activatesAt" IS NULL`);
-    expect(pgFixture.run('keys:rotate', env())).toMatch(/Signing key \S+ \(EdDSA\) signs from /);
+    expect(await pgFixture.runAsync('keys:rotate', env())).toMatch(/Signing key \S+ \(EdDSA\) signs from /);
 
     const fromA = await login(a.url, account.email);
     const fromB = await login(b.url, account.email);
