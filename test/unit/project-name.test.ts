@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,10 +11,15 @@ interface Validation {
   warnings?: string[];
 }
 
-/** npm's own rule: the validate-npm-package-name that the npm on PATH bundles. */
+/**
+ * npm's own rule: the validate-npm-package-name that the npm on PATH bundles. Found from npm's own
+ * script (bin/npm-cli.js), not from `npm root -g`: under another Node (CI's Node 22 and 24 jobs) the
+ * global prefix is that Node's, which has no npm of its own.
+ */
 function npmValidate(): (name: string) => Validation {
-  const root = spawnSync('npm', ['root', '-g'], { encoding: 'utf8' }).stdout.trim();
-  return createRequire(import.meta.url)(path.join(root, 'npm/node_modules/validate-npm-package-name')) as (name: string) => Validation;
+  const npmBin = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+  const npmDir = path.dirname(path.dirname(realpathSync(npmBin)));
+  return createRequire(import.meta.url)(path.join(npmDir, 'node_modules/validate-npm-package-name')) as (name: string) => Validation;
 }
 
 const NAMES = [
