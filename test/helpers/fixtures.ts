@@ -43,13 +43,13 @@ function run(command: string, args: string[], options: SpawnSyncOptions & { step
 }
 
 /**
- * `npm run <script>` without blocking the test's event loop, for a command run between requests to
- * a running app: while spawnSync blocks, the test never hears the app close an idle keep-alive
+ * `npm <args>` in an app folder without blocking the test's event loop, for a command run between
+ * requests to a running app: while spawnSync blocks, the test never hears the app close an idle keep-alive
  * connection (after 5 s), and its next request goes out on that closed socket ("other side closed").
  */
-function runAsync(dir: string, script: string, env: Record<string, string>, step: string): Promise<string> {
+export function npmAsync(dir: string, args: string[], env: Record<string, string>, step: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('npm', ['run', script], { cwd: dir, env: childEnv(env), encoding: 'utf8', timeout: 900_000 }, (error, stdout, stderr) => {
+    execFile('npm', args, { cwd: dir, env: childEnv(env), encoding: 'utf8', timeout: 900_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${step} failed (exit ${error.code}):\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`));
       else resolve(stdout);
     });
@@ -77,7 +77,7 @@ export interface PreparedFixture {
   dir: string;
   env: Record<string, string>;
   run(script: string, env?: Record<string, string>): string;
-  /** The same as `run`, for a script run while the test talks to a running app (see runAsync). */
+  /** The same as `run`, for a script run while the test talks to a running app (see npmAsync). */
   runAsync(script: string, env?: Record<string, string>): Promise<string>;
 }
 
@@ -124,7 +124,7 @@ export function prepareFixture(name: string, databaseUrl?: string): PreparedFixt
     dir,
     env,
     run: (script, extraEnv = {}) => npm(['run', script], `npm run ${script}`, extraEnv),
-    runAsync: (script, extraEnv = {}) => runAsync(dir, script, { ...env, ...extraEnv }, `${name}: npm run ${script}`),
+    runAsync: (script, extraEnv = {}) => npmAsync(dir, ['run', script], { ...env, ...extraEnv }, `${name}: npm run ${script}`),
   };
 }
 
@@ -139,7 +139,7 @@ function preparedHandle(name: string, env: Record<string, string>): PreparedFixt
     dir,
     env,
     run: (script, extraEnv = {}) => run('npm', ['run', script], { cwd: dir, env: childEnv({ ...env, ...extraEnv }), step: `${name}: npm run ${script}` }),
-    runAsync: (script, extraEnv = {}) => runAsync(dir, script, { ...env, ...extraEnv }, `${name}: npm run ${script}`),
+    runAsync: (script, extraEnv = {}) => npmAsync(dir, ['run', script], { ...env, ...extraEnv }, `${name}: npm run ${script}`),
   };
 }
 
