@@ -19,8 +19,11 @@ export interface PackCheckFlags {
   postgresUrl?: string;
 }
 
-/** The packages the schema engine needs; create-gatekit's own devDependencies, so a pack adds them to its own. */
-export const ENGINE_PACKAGES = ['@prisma/schema-engine-wasm', '@prisma/driver-adapter-utils', '@prisma/adapter-better-sqlite3', 'better-sqlite3', '@prisma/adapter-pg', 'pg'];
+/**
+ * The database drivers the schema engine reaches the sample databases with: create-gatekit's own
+ * devDependencies, so a pack adds them to its own (the engine itself is a dependency of create-gatekit).
+ */
+export const ENGINE_PACKAGES = ['@prisma/adapter-better-sqlite3', 'better-sqlite3', '@prisma/adapter-pg', 'pg'];
 
 const SAMPLE_DATABASES = ['sqlite', 'postgresql'] as const;
 

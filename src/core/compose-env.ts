@@ -15,6 +15,11 @@ function exampleValue(variable: EnvVar, db: Database): string {
   return typeof variable.example === 'string' ? variable.example : (variable.example[db] ?? '');
 }
 
+/** Whether an app on `db` reads the variable. */
+export function readOn(variable: EnvVar, db: Database): boolean {
+  return variable.databases?.includes(db) ?? true;
+}
+
 function devValue(variable: EnvVar, db: Database, overrides: Record<string, string>): string {
   if (overrides[variable.name] !== undefined) return overrides[variable.name]!;
   if (variable.dev === SECRET_MARKER) return randomBytes(48).toString('base64url');
@@ -48,10 +53,11 @@ export function composeEnv(modules: LoadedModule[], db: Database, overrides: Rec
   const dev: string[] = ['# Development settings. Never commit this file; see .env.example for every variable.'];
   const variables: ComposedEnv['variables'] = [];
   for (const { manifest } of modules) {
-    if (manifest.env.length === 0) continue;
+    const read = manifest.env.filter((variable) => readOn(variable, db));
+    if (read.length === 0) continue;
     example.push(`# --- ${manifest.name} ---`);
     dev.push('', `# --- ${manifest.name} ---`);
-    for (const variable of manifest.env) {
+    for (const variable of read) {
       const value = exampleValue(variable, db);
       example.push(`# ${variable.comment}`, `${variable.name}=${quote(value)}`);
       dev.push(`${variable.name}=${quote(devValue(variable, db, overrides))}`);

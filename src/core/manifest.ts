@@ -71,6 +71,8 @@ const envVarSchema = z.object({
    * (`k1:` and 256 random bits in base64).
    */
   dev: z.string().optional(),
+  /** Only apps on these databases read it (so only theirs list it); every database when absent. */
+  databases: z.array(z.enum(DATABASES)).min(1).optional(),
 });
 
 /** An OAuth provider as /api/auth/providers, the README and the next steps describe it. */

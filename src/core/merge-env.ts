@@ -1,4 +1,4 @@
-import { composeEnv } from './compose-env.js';
+import { composeEnv, readOn } from './compose-env.js';
 import type { Database, LoadedModule } from './manifest.js';
 
 /** The variables a .env sets, with their values (quotes removed). */
@@ -21,7 +21,7 @@ export function appendMissingEnv(current: string | undefined, added: LoadedModul
   const blocks: string[] = [];
   const names: string[] = [];
   for (const module of added) {
-    const missing = module.manifest.env.filter((variable) => !present.has(variable.name));
+    const missing = module.manifest.env.filter((variable) => readOn(variable, db) && !present.has(variable.name));
     if (missing.length === 0) continue;
     const dev = composeEnv([{ ...module, manifest: { ...module.manifest, env: missing } }], db).dev;
     blocks.push(dev.split('\n').slice(2).join('\n').trimEnd());

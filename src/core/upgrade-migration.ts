@@ -1,8 +1,9 @@
 /**
  * The one migration of an upgrade (docs/upgrade.md): Prisma's schema engine diffs the app's schema
  * as it is to the schema the upgrade leaves, and each module's data steps for the releases passed
- * follow. The engine is the WebAssembly one (`@prisma/schema-engine-wasm`), loaded from the app's
- * own devDependencies (every app has it for `npm run db:migration`), else from create-gatekit's.
+ * follow. The engine is the WebAssembly one (`@prisma/schema-engine-wasm`, a dependency of
+ * create-gatekit), loaded from the app's node_modules when it has it (release 4.0 apps, for their
+ * `npm run db:migration`), else from create-gatekit's own. PostgreSQL's driver comes from the app.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,9 +29,18 @@ function resolvers(appDir: string): { from: string; require: NodeJS.Require }[] 
   ];
 }
 
-/** Imports a package that `require` resolves (its CommonJS entry: named exports, or the default object). */
-async function importResolved<T>(require: NodeJS.Require, name: string): Promise<T> {
-  const loaded = (await import(pathToFileURL(require.resolve(name)).href)) as T & { default?: T };
+/** Imports a package from the first of `requires` that resolves it (its CommonJS entry: named exports, or the default object). */
+async function importResolved<T>(requires: NodeJS.Require | NodeJS.Require[], name: string): Promise<T> {
+  const candidates = Array.isArray(requires) ? requires : [requires];
+  const file = candidates.flatMap((require) => {
+    try {
+      return [require.resolve(name)];
+    } catch {
+      return [];
+    }
+  })[0];
+  if (!file) throw new UsageError(`upgrade needs the package ${name}, which is not installed: run the app's install (npm install) first, then the command again. Nothing was written.`);
+  const loaded = (await import(pathToFileURL(file).href)) as T & { default?: T };
   return (loaded.default ?? loaded) as T;
 }
 
@@ -50,7 +60,7 @@ interface EngineConnection {
  * at all (Prisma's own placeholder adapter), PostgreSQL asks the server its version once, so it
  * connects to the app's DATABASE_URL and only reads.
  */
-async function connect(require: NodeJS.Require, utils: AdapterUtils, db: Database, databaseUrl: string | undefined): Promise<EngineConnection> {
+async function connect(requires: NodeJS.Require[], utils: AdapterUtils, db: Database, databaseUrl: string | undefined): Promise<EngineConnection> {
   if (db === 'sqlite') return { factory: utils.mockMigrationAwareAdapterFactory('sqlite'), close: async () => {} };
   if (db !== 'postgresql') throw new UsageError(`upgrade makes migrations for SQLite and PostgreSQL; Prisma's WebAssembly schema engine has no ${db} connector.`);
   if (!databaseUrl) {
@@ -58,8 +68,8 @@ async function connect(require: NodeJS.Require, utils: AdapterUtils, db: Databas
       "upgrade computes the schema change with Prisma's schema engine, which asks the PostgreSQL server of DATABASE_URL for its version; DATABASE_URL is set neither in the environment nor in .env. Set it, then run the command again. Nothing was written.",
     );
   }
-  const pg = await importResolved<{ Pool: new (options: object) => { end(): Promise<void> } }>(require, 'pg');
-  const { PrismaPg } = await importResolved<{ PrismaPg: new (pool: unknown, options: { schema: string }) => unknown }>(require, '@prisma/adapter-pg');
+  const pg = await importResolved<{ Pool: new (options: object) => { end(): Promise<void> } }>(requires, 'pg');
+  const { PrismaPg } = await importResolved<{ PrismaPg: new (pool: unknown, options: { schema: string }) => unknown }>(requires, '@prisma/adapter-pg');
   const { connectionString, schema } = parsePostgresUrl(databaseUrl);
   const pool = new pg.Pool({ connectionString, options: `-c search_path="${schema.replace(/"/g, '""')}"`, connectionTimeoutMillis: 10_000 });
   return { factory: new PrismaPg(pool, { schema }), close: () => pool.end() };
@@ -81,12 +91,12 @@ export async function diffAppSchemas(options: { appDir: string; db: Database; da
   });
   if (!found) {
     throw new UsageError(
-      `upgrade computes the schema change with Prisma's schema engine, which the app has as a devDependency (${ENGINE}, as npm run db:migration uses), and it is not installed in ${options.appDir}. Run the app's install (npm install) first, then the command again. Nothing was written.`,
+      `upgrade computes the schema change with Prisma's schema engine (${ENGINE}), a dependency of create-gatekit that is not installed. Reinstall create-gatekit, then run the command again. Nothing was written.`,
     );
   }
   const engineModule = await loadEngineModule(found.require.resolve(`${ENGINE}/schema_engine_bg`));
   const utils = await importResolved<AdapterUtils>(found.require, ADAPTER_UTILS);
-  const connection = await connect(found.require, utils, options.db, options.databaseUrl);
+  const connection = await connect(resolvers(options.appDir).map(({ require }) => require), utils, options.db, options.databaseUrl);
   const datamodel = (content: string) => ({ tag: 'schemaDatamodel' as const, files: [{ path: 'schema.prisma', content }] });
   try {
     const engine = await engineModule.SchemaEngine.new(

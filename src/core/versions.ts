@@ -13,11 +13,7 @@ export const PACKAGE_VERSIONS: Readonly<Record<string, string>> = {
   '@prisma/adapter-mariadb': '7.10.0',
   '@prisma/adapter-pg': '7.10.0',
   '@prisma/client': '7.10.0',
-  '@prisma/driver-adapter-utils': '7.10.0',
   '@simplewebauthn/server': '^14.0.3',
-  // db:migration's schema engine (WebAssembly). Its version names an engines commit and must be the
-  // one prisma 7.10.0 was built with (@prisma/engines-version): change both together.
-  '@prisma/schema-engine-wasm': '7.10.0-4.0edf323efd1d98336f3f0a68684b56f689b900d3',
   bcrypt: '^6.0.0',
   'better-sqlite3': '^12.11.1',
   cors: '^2.8.6',

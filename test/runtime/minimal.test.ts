@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/run-cli.js';
 import { call, runAppUntilExit, startAppProcess, type AppProcess } from '../helpers/app-process.js';
 import { TEST_JWT_SECRET, freshSqliteDatabase } from '../helpers/running-app.js';
 import { describeJwtApp } from './jwt-app.scenarios.js';
@@ -106,9 +107,11 @@ describe('minimal fixture (jwt, SQLite)', () => {
       expect(result.output).not.toMatch(/expected|received|NaN/);
     });
 
-    it("pins db:migration's WebAssembly schema engine to the installed Prisma's engine version", () => {
-      const version = (name: string) => JSON.parse(readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
-      expect(version('@prisma/schema-engine-wasm')).toBe(version('@prisma/engines-version'));
+    it("computes upgrades with the schema engine of the app's own Prisma version", () => {
+      const version = (root: string, name: string) => JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+      // create-gatekit's WebAssembly build of the engine (upgrade's diff); the app no longer carries one.
+      expect(version(ROOT, '@prisma/schema-engine-wasm')).toBe(version(dir, '@prisma/engines-version'));
+      expect(existsSync(path.join(dir, 'node_modules/@prisma/schema-engine-wasm'))).toBe(false);
     });
   });
 });

@@ -1,17 +1,15 @@
 // npm run db:migration -- <name>
 // Writes prisma/migrations/<timestamp>_<name>/migration.sql with the SQL that takes a database built
-// from the committed migrations to prisma/schema.prisma: what `prisma migrate dev --create-only`
-// makes, but offline. It uses Prisma's schema engine compiled to WebAssembly
-// (@prisma/schema-engine-wasm), so no native engine is downloaded. Apply it with `npm run db:migrate`.
-// The engine's package imports its .wasm file as a module, which Node 20 allows behind
-// --experimental-wasm-modules: package.json's db:migration script passes that flag.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// from the committed migrations to prisma/schema.prisma. `prisma migrate diff` computes it (what
+// `prisma migrate dev --create-only` writes, without opening your database); this script names the
+// folder and leaves it out when nothing changed. Review the file, then apply it with `npm run db:migrate`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { SchemaEngine } from '@prisma/schema-engine-wasm';
-import { engineAdapter } from './migration-engine.js';
+import { withShadowDatabase } from './shadow-database.js';
 
-const MIGRATIONS = path.resolve('prisma/migrations');
-const SCHEMA = path.resolve('prisma/schema.prisma');
+const MIGRATIONS = 'prisma/migrations';
 
 /** Prisma's folder timestamp: UTC, YYYYMMDDHHMMSS. */
 function timestamp(date: Date): string {
@@ -50,49 +48,30 @@ const folders = readdirSync(MIGRATIONS, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
   .sort();
-const lockfile = path.join(MIGRATIONS, 'migration_lock.toml');
-const schema = readFileSync(SCHEMA, 'utf8');
 
-let adapter: ReturnType<typeof engineAdapter>;
-try {
-  adapter = engineAdapter();
-} catch (error) {
-  fail((error as Error).message);
-}
-const engine = await SchemaEngine.new({ datamodels: [[SCHEMA, schema]] }, () => {}, adapter.factory);
-try {
-  // The engine replays the committed migrations on a scratch database (Prisma's shadow database)
-  // and returns the SQL from that database to the schema.
-  const { stdout } = await engine.diff({
-    from: {
-      tag: 'migrations',
-      baseDir: MIGRATIONS,
-      lockfile: { path: 'migration_lock.toml', content: existsSync(lockfile) ? readFileSync(lockfile, 'utf8') : null },
-      shadowDbInitScript: '',
-      migrationDirectories: folders.map((folder) => ({
-        path: folder,
-        migrationFile: { path: 'migration.sql', content: { tag: 'ok', value: readFileSync(path.join(MIGRATIONS, folder, 'migration.sql'), 'utf8') } },
-      })),
+// prisma.config.ts passes SHADOW_DATABASE_URL on as the datasource's shadowDatabaseUrl.
+const prismaCli = createRequire(import.meta.url).resolve('prisma/build/index.js');
+const diff = await withShadowDatabase((shadowDatabaseUrl) =>
+  spawnSync(
+    process.execPath,
+    [prismaCli, 'migrate', 'diff', '--from-migrations', MIGRATIONS, '--to-schema', 'prisma/schema.prisma', '--script'],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, SHADOW_DATABASE_URL: shadowDatabaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
     },
-    to: { tag: 'schemaDatamodel', files: [{ path: SCHEMA, content: schema }] },
-    script: true,
-    exitCode: null,
-    filters: { externalTables: [], externalEnums: [] },
-  });
-  // With nothing to do the engine answers with one comment line: "-- This is an empty migration."
-  const migrationScript = (stdout ?? '').split('\n').some((line) => line.trim() && !line.startsWith('--')) ? stdout : null;
-  if (!migrationScript) {
-    console.log('No changes: prisma/schema.prisma matches the committed migrations, so no migration was made.');
-  } else {
-    const folder = folderName(name, folders);
-    mkdirSync(path.join(MIGRATIONS, folder));
-    writeFileSync(path.join(MIGRATIONS, folder, 'migration.sql'), migrationScript);
-    console.log(`Created prisma/migrations/${folder}/migration.sql. Review it, then apply it with: npm run db:migrate`);
-  }
-} catch (error) {
-  console.error(`Could not make the migration: ${(error as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  engine.free();
-  await adapter.close();
+  ),
+).catch((error: Error) => fail(`Could not make the migration: ${error.message}`));
+// A script always has a line, "-- This is an empty migration." at least: no output is a failure too.
+if (diff.status !== 0 || !diff.stdout.trim()) {
+  fail('Could not make the migration: prisma migrate diff failed (its message is above). Offline? See "Migrations, online and offline" in README.md.');
+}
+
+if (!diff.stdout.split('\n').some((line) => line.trim() && !line.startsWith('--'))) {
+  console.log('No changes: prisma/schema.prisma matches the committed migrations, so no migration was made.');
+} else {
+  const folder = folderName(name, folders);
+  mkdirSync(path.join(MIGRATIONS, folder));
+  writeFileSync(path.join(MIGRATIONS, folder, 'migration.sql'), `${diff.stdout.trimEnd()}\n`);
+  console.log(`Created ${MIGRATIONS}/${folder}/migration.sql. Review it, then apply it with: npm run db:migrate`);
 }

@@ -10,26 +10,30 @@ import { createTestDatabase } from './helpers/test-database.js';
 
 /**
  * `npm run db:migration` on a copy of prisma/, so the app's own schema and migrations are never
- * changed: the copy sits next to links to this app's scripts, sources and node_modules.
+ * changed: the copy sits next to links to this app's package.json, Prisma config, scripts, sources
+ * and node_modules. It runs Prisma's schema engine (`prisma migrate diff`), which Prisma downloads
+ * on first use or takes from PRISMA_SCHEMA_ENGINE_BINARY.
  */
 let work: string;
 const migrations = () => path.join(work, 'prisma/migrations');
 const folders = () => readdirSync(migrations()).filter((name) => !name.endsWith('.toml')).sort();
 
-/** Runs the db:migration script's own command line from package.json in the copy. */
 function dbMigration(name: string) {
-  const pkg = JSON.parse(readFileSync(path.join(APP_ROOT, 'package.json'), 'utf8'));
-  const [command, ...args] = String(pkg.scripts['db:migration']).split(' ');
-  expect(command).toBe('node');
-  const result = spawnSync(process.execPath, [...args, name], { cwd: work, encoding: 'utf8', env: process.env, timeout: 120_000 });
+  const result = spawnSync('npm', ['run', '--silent', 'db:migration', '--', name], {
+    cwd: work,
+    encoding: 'utf8',
+    env: process.env,
+    shell: process.platform === 'win32',
+    timeout: 120_000,
+  });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), 'db-migration-test-'));
   cpSync(path.join(APP_ROOT, 'prisma'), path.join(work, 'prisma'), { recursive: true });
-  for (const link of ['node_modules', 'scripts', 'src']) symlinkSync(path.join(APP_ROOT, link), path.join(work, link));
-  // DATABASE_URL, for PostgreSQL: the engine replays the migrations in a scratch database on that server.
+  for (const link of ['package.json', 'prisma.config.ts', 'node_modules', 'scripts', 'src']) symlinkSync(path.join(APP_ROOT, link), path.join(work, link));
+  // DATABASE_URL, for PostgreSQL: the migrations are replayed in a scratch database on that server.
   if (!process.env.DATABASE_URL && existsSync(path.join(APP_ROOT, '.env'))) process.loadEnvFile(path.join(APP_ROOT, '.env'));
 });
 
