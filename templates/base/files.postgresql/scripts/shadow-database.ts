@@ -21,7 +21,8 @@ export async function withShadowDatabase<T>(run: (shadowDatabaseUrl: string) => 
     } catch (error) {
       throw new Error(`${(error as Error).message}: set SHADOW_DATABASE_URL to an empty database db:migration may use.`);
     }
-    const shadow = new URL(server);
+    // Same server and ?schema= as DATABASE_URL: Prisma compares the two in that schema.
+    const shadow = new URL(process.env.DATABASE_URL);
     shadow.pathname = `/${name}`;
     return run(shadow.toString());
   } finally {
