@@ -9,7 +9,7 @@ const PREPARED = '.gatekit-prepared';
 /**
  * The generator of an earlier release, built from the commit that shipped it
  * (releases/<X.Y>/release.json): `git archive` of that commit, this checkout's node_modules (the
- * generator's dependencies did not change since 4.0; checked here), and its own tsup build. Built
+ * generator's packages and their ranges did not change since 4.0; checked here), and its own tsup build. Built
  * once per run under test/tmp/release-<X.Y>, shared by the test files that ask (a lock folder; the
  * global setup clears the marker, so each run builds it again). Returns the path of its bin.
  */
@@ -35,9 +35,11 @@ export async function releaseCli(release: string): Promise<string> {
       mkdirSync(dir, { recursive: true });
       const archive = spawnSync('sh', ['-c', `git archive ${commit} src templates bin package.json tsup.config.ts | tar -x -C "${dir}"`], { cwd: ROOT, encoding: 'utf8' });
       if (archive.status !== 0) throw new Error(`git archive ${commit} failed (a shallow clone lacks the commit: git fetch --unshallow): ${archive.stderr}`);
+      // The same packages and ranges (a package may have moved between dependencies and devDependencies).
       const packages = (file: string) => {
         const { dependencies, devDependencies } = JSON.parse(readFileSync(file, 'utf8'));
-        return JSON.stringify({ dependencies, devDependencies });
+        const all: Record<string, string> = { ...dependencies, ...devDependencies };
+        return JSON.stringify(Object.keys(all).sort().map((name) => [name, all[name]]));
       };
       if (packages(path.join(dir, 'package.json')) !== packages(path.join(ROOT, 'package.json'))) {
         throw new Error(`release ${release}'s package.json declares other dependencies than this checkout's: build it with its own npm ci instead`);
