@@ -57,7 +57,8 @@
 //   BENCH_ONLY=http npm run bench              (through bench/run.js; stored in bench/results.json)
 // Environment: BENCH_DB=sqlite|postgresql (default both); BENCH_HTTP_SCALE=0.5 scales every
 // request count (default 1); BENCH_HTTP_ROUNDS=3 (default 5); BENCH_POSTGRES_URL (default the
-// local server); BENCH_HTTP_APP / BENCH_HTTP_APP_POSTGRESQL: apps already generated and built.
+// local server); BENCH_HTTP_APP / BENCH_HTTP_APP_POSTGRESQL: apps already generated and built;
+// BENCH_SQLITE_JOURNAL=delete runs the app's SQLite file without WAL (issue 31 item 8's "before").
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -160,6 +161,7 @@ async function runOn(root, db, peer) {
       barePrisma: { name: 'barePrisma', cwd: peer.dir, script: 'bare-prisma-read.mjs', env: { ...baseEnv(), GATEKIT_APP: app.dir, DATABASE_URL: databases.gatekitUrl }, readyPath: '/healthz' },
     };
     sh('npm', ['run', 'db:migrate'], { cwd: app.dir, env: { ...gatekitEnv } });
+    if (db === 'sqlite' && process.env.BENCH_SQLITE_JOURNAL) await databases.journalMode('gatekit', process.env.BENCH_SQLITE_JOURNAL);
     sh(process.execPath, ['server.mjs', '--migrate'], { cwd: peer.dir, env: { ...peerEnv, PORT: '0' } });
 
     const loadAverageAtStart = loadavg().map(round2);

@@ -27,11 +27,22 @@ export async function createDatabases(root, db, work, names = ['gatekit', 'peer'
 function sqliteDatabases(Database, work, names) {
   const files = Object.fromEntries(names.map((name) => [name, path.join(work, `${name}.db`)]));
   return {
-    description: 'sqlite, one file per server, default journal mode',
+    // The app's file is in WAL mode, as its db:migrate leaves it (the peer's keeps SQLite's default
+    // rollback journal); BENCH_SQLITE_JOURNAL=delete puts the app's back, to measure what WAL changes.
+    description: `sqlite, one file per server; the app's journal mode ${process.env.BENCH_SQLITE_JOURNAL ?? 'wal'}, the peer's delete`,
     urls: Object.fromEntries(names.map((name) => [name, `file:${files[name]}`])),
     gatekitUrl: `file:${files.gatekit}`,
     peerEnv: { PEER_DB: files.peer },
     rows: async (which) => sqliteRows(new Database(files[which])),
+    /** Sets a file's journal mode (`PRAGMA journal_mode`), which the file keeps. */
+    journalMode: async (which, mode) => {
+      const db = new Database(files[which]);
+      try {
+        db.pragma(`journal_mode = ${mode}`);
+      } finally {
+        db.close();
+      }
+    },
     drop: async () => {}, // the run's folder goes, with the files
   };
 }
