@@ -9,6 +9,10 @@
 //   prismaQueryRaw    the members page's statement through the app's Prisma client ($queryRaw, 51 rows)
 //   prismaFindFirst   the guard's read through it (findFirst: the user with a live session, 1 row)
 //   adapterQueryRaw   the members statement through Prisma's libSQL adapter alone (its queryRaw)
+//   adapterLazy       the same, returned as a lazy thenable of the shape Prisma's client returns:
+//                     the query starts at the first then() and its promise is kept in the closure
+//   adapterLazyWithAccessor  the same thenable with one getter added to it, as Prisma 7.10's has
+//                     (`get spec()`): the only difference between these two modes
 //   libsqlExecute     the members statement through @libsql/client alone (execute)
 //
 //   node bench/cases/gc-promotion.mjs          (standalone)
@@ -23,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { prepareApp } from '../lib/apps.mjs';
 import { baseEnv, round1, round2, sh } from '../lib/servers.mjs';
 
-const MODES = ['prismaQueryRaw', 'prismaFindFirst', 'adapterQueryRaw', 'libsqlExecute'];
+const MODES = ['prismaQueryRaw', 'prismaFindFirst', 'adapterQueryRaw', 'adapterLazy', 'adapterLazyWithAccessor', 'libsqlExecute'];
 const CALLS = 6_000;
 const WARMUP = 500;
 const MEMBERS = 60;
@@ -142,14 +146,15 @@ async function child(mode) {
             FROM "OrgMember" m JOIN "User" u ON u."id" = m."userId"
             WHERE m."organizationId" = ${args[0]} ORDER BY m."id" LIMIT ${args[1]}`
         : () => prisma.user.findFirst({ where: { id: 'user-0', sessions: { some: { id: 'session-0', expiresAt: { gt: new Date() } } } } });
-  } else if (mode === 'adapterQueryRaw') {
+  } else if (mode.startsWith('adapter')) {
     const { PrismaLibSql } = await fromApp('@prisma/adapter-libsql');
     const adapter = await new PrismaLibSql({ url, intMode: 'bigint' }).connect();
     const argTypes = [
       { scalarType: 'string', arity: 'scalar' },
       { scalarType: 'int', arity: 'scalar' },
     ];
-    call = () => adapter.queryRaw({ sql: MEMBERS_SQL, args, argTypes });
+    const query = () => adapter.queryRaw({ sql: MEMBERS_SQL, args, argTypes });
+    call = mode === 'adapterQueryRaw' ? query : () => lazyThenable(query, mode === 'adapterLazyWithAccessor');
   } else if (mode === 'libsqlExecute') {
     const { createClient } = await fromApp('@libsql/client');
     const client = createClient({ url, intMode: 'bigint' });
@@ -167,15 +172,34 @@ async function child(mode) {
   console.log(`${END} ${mode} ${((performance.now() - started) * 1000) / CALLS}`);
 }
 
+/**
+ * A thenable that starts `start` at its first then() and keeps the promise for later ones, as
+ * Prisma's client returns from every query method. `withAccessor` adds a getter to the same object.
+ */
+function lazyThenable(start, withAccessor) {
+  let promise;
+  const started = () => {
+    promise ??= start();
+    return promise;
+  };
+  if (!withAccessor) return { then: (onFulfilled, onRejected) => started().then(onFulfilled, onRejected) };
+  return {
+    get start() {
+      return start;
+    },
+    then: (onFulfilled, onRejected) => started().then(onFulfilled, onRejected),
+  };
+}
+
 /** The result as lines for a terminal. */
 export function format(result) {
   const c = result.compared;
   return [
     `gc-promotion (sqlite; ${c.calls} calls in a row after ${c.warmUp}, one process per mode, V8's --trace-gc-nvp; no target)`,
-    `  ${'mode'.padEnd(18)} ${'µs/call'.padStart(8)} ${'scavenges'.padStart(10)} ${'promoted'.padStart(10)} ${'per call'.padStart(9)} ${'scavenge'.padStart(9)} ${'old-gen GCs'.padStart(12)} ${'longest'.padStart(8)}`,
+    `  ${'mode'.padEnd(24)} ${'µs/call'.padStart(8)} ${'scavenges'.padStart(10)} ${'promoted'.padStart(10)} ${'per call'.padStart(9)} ${'scavenge'.padStart(9)} ${'old-gen GCs'.padStart(12)} ${'longest'.padStart(8)}`,
     ...Object.entries(result.modes).map(
       ([mode, m]) =>
-        `  ${mode.padEnd(18)} ${String(m.usPerCall).padStart(8)} ${String(m.scavenges).padStart(10)} ${`${m.promotedMiB} MiB`.padStart(10)} ${`${m.promotedBytesPerCall} B`.padStart(9)} ${`${m.scavengePauseMeanMs} ms`.padStart(9)} ${String(m.oldGenerationCollections).padStart(12)} ${`${m.oldGenerationPauseMaxMs} ms`.padStart(8)}`,
+        `  ${mode.padEnd(24)} ${String(m.usPerCall).padStart(8)} ${String(m.scavenges).padStart(10)} ${`${m.promotedMiB} MiB`.padStart(10)} ${`${m.promotedBytesPerCall} B`.padStart(9)} ${`${m.scavengePauseMeanMs} ms`.padStart(9)} ${String(m.oldGenerationCollections).padStart(12)} ${`${m.oldGenerationPauseMaxMs} ms`.padStart(8)}`,
     ),
   ];
 }
