@@ -1,7 +1,8 @@
-// Why the members page's p99 sits at issue 31's line on SQLite: how much of what a query allocates
-// outlives two young-generation collections ("scavenges") and is promoted to the old generation,
-// whose collections (mark-compact, 10 to 30 ms here) are the page's slowest answers. No target: it
-// explains one (docs/performance.md, "4.1, where the SQLite tail comes from").
+// Part of why the members page's p99 sits at issue 31's line on SQLite: how much of what a query
+// allocates outlives two young-generation collections ("scavenges") and is promoted to the old
+// generation. Promoted data lengthens every scavenge and brings on old-generation collections
+// (mark-compact, 10 to 30 ms in the server). No target: it explains one (docs/performance.md,
+// "4.1, where the SQLite tail comes from").
 //
 // The generated SQLite app (the same prepared app as bench/cases/http.mjs) with one organization of
 // 60 members in a scratch file. Each mode runs one statement 6,000 times in a row, after 500 to warm
