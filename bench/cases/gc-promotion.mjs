@@ -183,11 +183,13 @@ function lazyThenable(start, withAccessor) {
     promise ??= start();
     return promise;
   };
+  // biome-ignore lint/suspicious/noThenProperty: the object under test is a thenable
   if (!withAccessor) return { then: (onFulfilled, onRejected) => started().then(onFulfilled, onRejected) };
   return {
     get start() {
       return start;
     },
+    // biome-ignore lint/suspicious/noThenProperty: the object under test is a thenable
     then: (onFulfilled, onRejected) => started().then(onFulfilled, onRejected),
   };
 }
