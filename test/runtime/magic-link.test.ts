@@ -1,14 +1,16 @@
 /**
  * The magic-link module (CONTRACT B.5) on generated apps, alone and together with jwt: each app is
  * generated, installed, built and migrated for real, then started as its own process and exercised
- * over HTTP, with a real SMTP server catching the mails.
+ * over HTTP, with a real SMTP server catching the mails. The jwt case runs on the app that
+ * totp.test.ts checks and exercises too (jwt + magic-link + totp): its users here have two-factor
+ * off, so a link signs them in at once.
  */
 import { request as httpRequest } from 'node:http';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TEST_APP_URL as APP_URL, expectCleanLogs, expectRateLimit, freshSqliteDatabase, useRunningApp } from '../helpers/running-app.js';
 import { call, startAppProcess } from '../helpers/app-process.js';
-import type { PreparedFixture } from '../helpers/fixtures.js';
+import { type PreparedFixture, sharedFixture } from '../helpers/fixtures.js';
 import { register as registerAccount } from '../helpers/accounts.js';
 import { linkFrom, type Mail } from '../helpers/mail-catcher.js';
 import { sqliteFixtureWithChecks } from './project-checks.js';
@@ -44,9 +46,10 @@ function postWithHost(url: string, pathname: string, host: string, body: object,
 }
 
 interface MagicLinkSetup {
-  name: string;
   fixture: () => PreparedFixture;
   withJwt: boolean;
+  /** The app has the totp module too (its /2fa/ routes). */
+  withTotp: boolean;
 }
 
 function describeMagicLinkApp(setup: MagicLinkSetup): void {
@@ -75,7 +78,7 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
     expect(routes).toContain('POST /api/auth/magic-link/verify');
     expect(routes).toContain('GET /api/auth/magic-link/verify');
     expect(routes.includes('POST /api/auth/login')).toBe(setup.withJwt);
-    expect(routes.some((route) => route.includes('/2fa/'))).toBe(false);
+    expect(routes.some((route) => route.includes('/2fa/'))).toBe(setup.withTotp);
     for (const route of routes) {
       const [method, pathname] = route.split(' ') as [string, string];
       const probe = await call(running.app.url, pathname, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
@@ -247,15 +250,22 @@ function describeMagicLinkApp(setup: MagicLinkSetup): void {
   });
 }
 
-for (const { name, withJwt } of [
-  { name: 'jwt-magic-link', withJwt: true },
-  { name: 'magic-link', withJwt: false },
-]) {
-  describe(`${name} fixture`, () => {
-    const fixture = sqliteFixtureWithChecks(name);
+describe('magic-link fixture', () => {
+  const fixture = sqliteFixtureWithChecks('magic-link');
 
-    describe('the running server (B.5)', () => {
-      describeMagicLinkApp({ name, fixture, withJwt });
-    });
+  describe('the running server (B.5)', () => {
+    describeMagicLinkApp({ fixture, withJwt: false, withTotp: false });
   });
-}
+});
+
+// Generated and checked once for both files: whichever of them asks first prepares it.
+describe('jwt-magic-link-totp fixture (project checks in totp.test.ts)', () => {
+  let fixture: PreparedFixture;
+  beforeAll(async () => {
+    fixture = await sharedFixture('jwt-magic-link-totp');
+  });
+
+  describe('the running server (B.5)', () => {
+    describeMagicLinkApp({ fixture: () => fixture, withJwt: true, withTotp: true });
+  });
+});
