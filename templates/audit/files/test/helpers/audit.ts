@@ -83,8 +83,10 @@ export class Secrets {
       if (key === 'error' || key === 'tokenType') continue;
       if (typeof value === 'string' && /token|secret|^key$|code|password|url$/i.test(key)) {
         this.add(value);
-        // A link's last part is the token it carries (an invite link).
-        if (/url$/i.test(key)) this.add(value.split(/[/?#=]/).at(-1));
+        // A link's last part is the token it carries (an invite link). An otpauth URL ends in
+        // `period=30` instead: so short a part is no token, and would match any time of day.
+        const last = value.split(/[/?#=]/).at(-1);
+        if (/url$/i.test(key) && last && last.length >= 16) this.add(last);
       } else if (/codes$/i.test(key) && Array.isArray(value)) {
         this.add(...value.map(String));
       } else if (typeof value === 'object') {
